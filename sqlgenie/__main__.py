@@ -1,0 +1,3 @@
+from sqlgenie.cli import main
+
+main()

@@ -1,0 +1,46 @@
+"""The ``sqlgenie`` command: a thin layer over the library."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from sqlgenie import __version__
+from sqlgenie.cli import config_cmd, db
+from sqlgenie.cli.common import err_console
+from sqlgenie.errors import SqlGenieError
+
+app = typer.Typer(
+    name="sqlgenie",
+    help="SQLGenie turns business questions into correct, efficient SQL over PostgreSQL.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(db.app, name="db")
+app.add_typer(config_cmd.app, name="config")
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"sqlgenie {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+) -> None:
+    """SQLGenie turns business questions into correct, efficient SQL over PostgreSQL."""
+
+
+def main() -> None:
+    """Entry point: run the app, turning SqlGenieError into a clear message and exit code."""
+    try:
+        app()  # standalone mode: click reports usage errors itself
+    except SqlGenieError as exc:
+        err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
+        if exc.hint:
+            err_console.print(f"[dim]hint:[/] {exc.hint}", highlight=False)
+        sys.exit(exc.exit_code)
