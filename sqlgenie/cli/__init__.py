@@ -7,7 +7,7 @@ import sys
 import typer
 
 from sqlgenie import __version__
-from sqlgenie.cli import config_cmd, db
+from sqlgenie.cli import bank_cmd, config_cmd, db, demo_cmd, eval_cmd, llm_cmd, sql_cmd
 from sqlgenie.cli.common import err_console
 from sqlgenie.errors import SqlGenieError
 
@@ -20,6 +20,11 @@ app = typer.Typer(
 )
 app.add_typer(db.app, name="db")
 app.add_typer(config_cmd.app, name="config")
+app.command("sql")(sql_cmd.sql)
+app.add_typer(demo_cmd.app, name="demo")
+app.add_typer(bank_cmd.app, name="bank")
+app.add_typer(eval_cmd.app, name="eval")
+app.add_typer(llm_cmd.app, name="llm")
 
 
 def _version(value: bool) -> None:
