@@ -7,7 +7,7 @@ import sys
 import typer
 
 from sqlgenie import __version__
-from sqlgenie.cli import bank_cmd, config_cmd, db, demo_cmd, eval_cmd, llm_cmd, sql_cmd
+from sqlgenie.cli import bank_cmd, config_cmd, correct_cmd, db, demo_cmd, eval_cmd, llm_cmd, onboard_cmd, sql_cmd
 from sqlgenie.cli.common import err_console
 from sqlgenie.errors import SqlGenieError
 
@@ -22,6 +22,11 @@ app.add_typer(db.app, name="db")
 app.add_typer(config_cmd.app, name="config")
 app.command("sql")(sql_cmd.sql)
 app.add_typer(demo_cmd.app, name="demo")
+app.add_typer(onboard_cmd.onboard_app, name="onboard")
+app.add_typer(onboard_cmd.tables_app, name="tables")
+app.add_typer(onboard_cmd.joins_app, name="joins")
+app.add_typer(onboard_cmd.columns_app, name="columns")
+app.command("correct")(correct_cmd.correct)
 app.add_typer(bank_cmd.app, name="bank")
 app.add_typer(eval_cmd.app, name="eval")
 app.add_typer(llm_cmd.app, name="llm")
