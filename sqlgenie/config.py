@@ -37,7 +37,9 @@ def _config_file() -> Path:
 class Settings(BaseSettings):
     """Effective configuration. Field ``x`` is read from ``SQLGENIE_X``."""
 
-    model_config = SettingsConfigDict(env_prefix="SQLGENIE_", extra="ignore", validate_default=True)
+    model_config = SettingsConfigDict(
+        env_prefix="SQLGENIE_", extra="ignore", validate_default=True, populate_by_name=True
+    )
 
     # --- where things live
     database_url: SecretStr | None = Field(
