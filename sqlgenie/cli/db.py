@@ -74,3 +74,45 @@ def stop(as_json: bool = JSON_OPTION) -> None:
         print_json({"stopped": stopped, "pgdata": str(settings.pgdata_dir)})
     else:
         console.print("embedded server stopped" if stopped else "embedded server was not running")
+
+
+@app.command("create-reader")
+def create_reader(
+    role: str = typer.Argument(..., help="Name of the role to create (or update if it exists)."),
+    password: str | None = typer.Option(
+        None, "--password", help="Password for the role (default: a random one is generated and printed)."
+    ),
+    schemas: list[str] | None = typer.Option(
+        None, "--schema", "-s", help="Schema the role may read; repeat for several (default: public)."
+    ),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Create a SELECT-only login role on the target database and print its URL.
+
+    Run it as a role allowed to create roles and grant on the tables (e.g. the owner).
+    Put the printed URL in SQLGENIE_TARGET_DATABASE_URL so generated SQL runs with
+    read-only privileges: the real safety boundary (see docs/safety.md).
+
+    Example: sqlgenie db create-reader sqlgenie_reader --schema public --schema sales
+    """
+    import secrets
+
+    from sqlgenie.executor.roles import create_reader_role, reader_url
+    from sqlgenie.store import open_connection
+    from sqlgenie.store.connection import target_url
+
+    url = target_url(get_settings())
+    generated = password is None
+    if generated:
+        password = secrets.token_urlsafe(18)
+    with open_connection(url, autocommit=True) as conn:
+        granted = create_reader_role(conn, role, password, schemas or ["public"])
+    new_url = reader_url(url, role, password)
+    if as_json:
+        print_json({"role": role, "schemas": granted, "url": new_url, "password_generated": generated})
+        return
+    console.print(f"read-only role {role!r} ready (SELECT on schemas: {', '.join(granted)})", markup=False)
+    if generated:
+        console.print("A random password was generated; it is part of the URL below (store it safely).", markup=False)
+    console.print("Set this to run generated SQL as that role:", markup=False)
+    console.print(f"SQLGENIE_TARGET_DATABASE_URL={new_url}", markup=False, highlight=False, soft_wrap=True)
