@@ -14,7 +14,7 @@ from rich.table import Table
 
 from sqlgenie.cli.common import JSON_OPTION, console, err_console, print_json
 from sqlgenie.config import get_settings
-from sqlgenie.demo import DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE, MIN_SCALE, load_demo, validate
+from sqlgenie.demo.constants import DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE, MIN_SCALE
 from sqlgenie.store.connection import target_url
 
 app = typer.Typer(help="Load the demo retail warehouse (schema demo).", no_args_is_help=True)
@@ -48,6 +48,8 @@ def load(
 
     Example: sqlgenie demo load --scale 1000000 --seed 7
     """
+    from sqlgenie.demo import load_demo, validate
+
     validate(scale, seed)  # before starting any server
     url = target_url(get_settings())
     with Progress(

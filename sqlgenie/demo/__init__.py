@@ -31,16 +31,26 @@ Row counts: order_items = scale, orders = scale / 2.5, customers = scale / 50
 
 from __future__ import annotations
 
-from sqlgenie.demo.generate import DEFAULT_SCALE, DEFAULT_SEED, END_DATE, MAX_SCALE, MIN_SCALE, START_DATE, make_plan
-from sqlgenie.demo.load import (
-    SCHEMA,
-    DemoLoadReport,
-    ProgressCallback,
-    demo_checksum,
-    demo_summary,
-    load_demo,
-    validate,
-)
+from importlib import import_module
+from typing import Any
+
+from sqlgenie.demo.constants import DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE, MIN_SCALE
+
+# Exports are resolved lazily so that importing the package (e.g. by the CLI at
+# start-up) does not pull in numpy; the first use of a generator or loader does.
+_LAZY = {
+    "END_DATE": "generate", "START_DATE": "generate", "make_plan": "generate",
+    "SCHEMA": "load", "DemoLoadReport": "load", "ProgressCallback": "load", "demo_checksum": "load",
+    "demo_summary": "load", "load_demo": "load", "validate": "load",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sqlgenie.demo' has no attribute {name!r}")
+    return getattr(import_module(f"sqlgenie.demo.{module}"), name)
+
 
 __all__ = [
     "DEFAULT_SCALE",

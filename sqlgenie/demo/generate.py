@@ -29,10 +29,7 @@ N_DAYS = (END_DATE - START_DATE).days + 1  # 1096
 YEARS = (2023, 2024, 2025)
 YEAR_PRICE_FACTOR = (1.0, 1.03, 1.065)
 
-MIN_SCALE = 1_000
-MAX_SCALE = 10_000_000
-DEFAULT_SCALE = 100_000
-DEFAULT_SEED = 42
+from sqlgenie.demo.constants import DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE, MIN_SCALE  # noqa: E402,F401
 
 ORDERS_PER_CHUNK = 100_000  # fixed: part of the data definition (see module docstring)
 
