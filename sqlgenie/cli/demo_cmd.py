@@ -1,8 +1,5 @@
-"""``sqlgenie demo``: the demo retail warehouse (schema ``demo`` in the target database).
-
-Subcommands live here (``demo load``); a no-subcommand quickstart can be added as
-this app's callback with ``invoke_without_command=True``.
-"""
+"""``sqlgenie demo``: the quickstart (no subcommand) and the demo retail warehouse
+(schema ``demo`` in the target database, ``demo load``)."""
 
 from __future__ import annotations
 
@@ -17,7 +14,7 @@ from sqlgenie.config import get_settings
 from sqlgenie.demo.constants import DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE, MIN_SCALE
 from sqlgenie.store.connection import target_url
 
-app = typer.Typer(help="Load the demo retail warehouse (schema demo).", no_args_is_help=True)
+app = typer.Typer(help="Quickstart on the demo retail warehouse (schema demo); `demo load` (re)builds it.")
 
 _STAGE_LABELS = {"keys": "keys & indexes", "analyze": "analyze"}
 
@@ -33,6 +30,45 @@ class _ProgressBars:
         if stage not in self.tasks:
             self.tasks[stage] = self.progress.add_task(_STAGE_LABELS.get(stage, stage), total=total)
         self.progress.update(self.tasks[stage], completed=done, total=total)
+
+
+@app.callback(invoke_without_command=True)
+def quickstart(
+    ctx: typer.Context,
+    scale: int = typer.Option(None, "--scale", help=f"Load the demo at this many order_items rows (default {DEFAULT_SCALE:,})."),
+    reload: bool = typer.Option(False, "--reload", help="Rebuild the demo even if it is loaded."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Quickstart: start the embedded store, load the demo warehouse once, answer sample questions.
+
+    Example: sqlgenie demo
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from rich.syntax import Syntax
+
+    from sqlgenie.quickstart import run_quickstart
+
+    say = (lambda msg: err_console.print(f"[bold cyan]>[/] {msg}")) if not as_json else None
+    with Progress(TextColumn("{task.description:<16}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console, transient=True) as progress:
+        report = run_quickstart(get_settings(), scale=scale, reload=reload, progress=say,
+                                demo_progress=_ProgressBars(progress))
+    if as_json:
+        print_json(report)
+        return
+    console.print(f"[bold green]store[/] {report.store['mode']} PostgreSQL {report.store['server_version']}"
+                  + (f" at {report.store['pgdata']}" if report.store["pgdata"] else ""))
+    console.print("[bold green]demo[/] " + ", ".join(f"{t} {n:,}" for t, n in report.demo["tables"].items()))
+    for answer in report.samples:
+        console.rule(f"[bold]{answer.question}")
+        console.print(Syntax(answer.sql, "sql", theme="ansi_dark", word_wrap=True))
+        table = Table(*answer.columns)
+        for row in answer.rows:
+            table.add_row(*("" if v is None else str(v) for v in row))
+        console.print(table)
+        console.print(f"[dim]{len(answer.rows)} rows in {answer.elapsed_ms:.0f} ms[/]")
+    console.print("\nNext: sqlgenie sql \"SELECT ...\" runs your own read-only SQL; sqlgenie --help lists everything.")
 
 
 @app.command("load")
