@@ -6,6 +6,7 @@ directory, or the file named by ``SQLGENIE_CONFIG``), then defaults.
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -73,6 +74,12 @@ class Settings(BaseSettings):
     default_limit: int = Field(500, gt=0, description="LIMIT added when a query has none.")
     statement_timeout_ms: int = Field(30_000, gt=0)
     row_cap: int = Field(10_000, gt=0, description="Most rows fetched from any query.")
+
+    # --- autocorrectors (see sqlgenie/autocorrect/settings.py for the keys)
+    autocorrect: dict[str, Any] = Field(
+        default_factory=dict, description="Corrector switches and thresholds, e.g. {\"values\": false}."
+    )
+    now: datetime | None = Field(None, description="Pin 'now' for <python> date expressions (reproducible runs).")
 
     # --- models
     embedding_model: str = Field(

@@ -1,0 +1,68 @@
+"""Shared pieces of the correctors: the change record and sqlglot helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from sqlgenie.errors import SQLSyntaxError
+
+DIALECT = "postgres"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One rewrite made by a corrector: what it replaced, by what, and why.
+
+    ``before``/``after`` are SQL fragments (or the raw ``<python>`` span), short
+    enough to show in ``ask --explain`` and to store in the query log.
+    """
+
+    corrector: str
+    before: str
+    after: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"corrector": self.corrector, "before": self.before, "after": self.after, "reason": self.reason}
+
+
+def parse_sql(sql: str) -> exp.Expression:
+    """Parse one PostgreSQL statement with sqlglot (typed error on failure)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=DIALECT)
+    except (ParseError, TokenError) as exc:
+        raise SQLSyntaxError(f"Cannot parse the SQL: {exc}", sql=sql) from exc
+    if tree is None:
+        raise SQLSyntaxError("Empty SQL statement.", sql=sql)
+    return tree
+
+
+def to_sql(node: exp.Expression) -> str:
+    return node.sql(dialect=DIALECT)
+
+
+def string_literal(node: exp.Expression) -> str | None:
+    """The text of a string literal node, else None."""
+    if isinstance(node, exp.Literal) and node.is_string:
+        return node.this
+    return None
+
+
+def number_literal(node: exp.Expression) -> str | None:
+    """The text of a number literal (a negated one included, as ``-5``), else None."""
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return node.this
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+        return "-" + node.this.this
+    return None
+
+
+def in_values(node: exp.In) -> list[exp.Expression] | None:
+    """The literal list of ``x IN (a, b)``; None for ``IN (subquery)`` / ``IN UNNEST``."""
+    if node.args.get("query") is not None or node.args.get("unnest") is not None or node.args.get("field") is not None:
+        return None
+    return list(node.expressions)
