@@ -144,3 +144,18 @@ def test_cli_error_exit_code_and_hint():
     proc = _cli("db", "status", env_extra={"SQLGENIE_DATABASE_URL": "postgresql://x:y@127.0.0.1:1/z"})
     assert proc.returncode == DatabaseConnectionError.exit_code
     assert "hint" in proc.stderr.lower() and "Traceback" not in proc.stderr
+
+
+def test_ensure_migrated_applies_a_lower_numbered_missing_migration(fresh_db_url):
+    from sqlgenie.store import migrations
+
+    with open_connection(fresh_db_url, autocommit=True) as conn:
+        migrate(conn)
+        # Pretend version 2 never ran although later ones did (branches landing out of order).
+        conn.execute("DELETE FROM sqlgenie.schema_migrations WHERE version = 2")
+        conn.execute("DROP TABLE IF EXISTS sqlgenie.eval_loads")
+    migrations._checked_urls.discard(fresh_db_url)
+    migrations.ensure_migrated(fresh_db_url)
+    with open_connection(fresh_db_url) as conn:
+        assert 2 in migrations.applied_versions(conn)
+        assert conn.execute("SELECT to_regclass('sqlgenie.eval_loads')").fetchone()[0] is not None

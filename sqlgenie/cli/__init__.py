@@ -7,7 +7,7 @@ import sys
 import typer
 
 from sqlgenie import __version__
-from sqlgenie.cli import bank_cmd, config_cmd, correct_cmd, db, demo_cmd, eval_cmd, llm_cmd, onboard_cmd, sql_cmd
+from sqlgenie.cli import bank_cmd, config_cmd, correct_cmd, db, demo_cmd, eval_cmd, eval_keys_cmd, llm_cmd, onboard_cmd, sql_cmd
 from sqlgenie.cli.common import err_console
 from sqlgenie.errors import SqlGenieError
 
@@ -28,6 +28,7 @@ app.add_typer(onboard_cmd.joins_app, name="joins")
 app.add_typer(onboard_cmd.columns_app, name="columns")
 app.command("correct")(correct_cmd.correct)
 app.add_typer(bank_cmd.app, name="bank")
+eval_keys_cmd.register(eval_cmd.app)
 app.add_typer(eval_cmd.app, name="eval")
 app.add_typer(llm_cmd.app, name="llm")
 

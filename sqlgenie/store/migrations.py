@@ -112,7 +112,8 @@ def ensure_migrated(url: str) -> None:
     from sqlgenie.store.connection import open_connection
 
     with open_connection(url, autocommit=True) as conn:
-        latest = max((m.version for m in available_migrations()), default=0)
-        if not applied_versions(conn) or max(applied_versions(conn)) < latest:
+        # Compare sets, not maxima: a migration numbered below one already applied
+        # (branches landing in another order) must still run.
+        if {m.version for m in available_migrations()} - set(applied_versions(conn)):
             migrate(conn)
     _checked_urls.add(url)
