@@ -7,7 +7,20 @@ import sys
 import typer
 
 from sqlgenie import __version__
-from sqlgenie.cli import bank_cmd, config_cmd, correct_cmd, db, demo_cmd, eval_cmd, eval_keys_cmd, llm_cmd, onboard_cmd, sql_cmd
+from sqlgenie.cli import (
+    ask_cmd,
+    bank_cmd,
+    config_cmd,
+    correct_cmd,
+    db,
+    demo_cmd,
+    eval_bank_cmd,
+    eval_cmd,
+    eval_keys_cmd,
+    llm_cmd,
+    onboard_cmd,
+    sql_cmd,
+)
 from sqlgenie.cli.common import err_console
 from sqlgenie.errors import SqlGenieError
 
@@ -18,6 +31,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+app.command("ask")(ask_cmd.ask)
 app.add_typer(db.app, name="db")
 app.add_typer(config_cmd.app, name="config")
 app.command("sql")(sql_cmd.sql)
@@ -29,6 +43,7 @@ app.add_typer(onboard_cmd.columns_app, name="columns")
 app.command("correct")(correct_cmd.correct)
 app.add_typer(bank_cmd.app, name="bank")
 eval_keys_cmd.register(eval_cmd.app)
+eval_cmd.app.command("bank")(eval_bank_cmd.bank)
 app.add_typer(eval_cmd.app, name="eval")
 app.add_typer(llm_cmd.app, name="llm")
 

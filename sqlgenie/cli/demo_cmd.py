@@ -39,14 +39,13 @@ def quickstart(
     reload: bool = typer.Option(False, "--reload", help="Rebuild the demo even if it is loaded."),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Quickstart: start the embedded store, load the demo warehouse once, answer sample questions.
+    """Quickstart: embedded store, demo warehouse, onboarding, seed bank, then questions not in the bank.
 
     Example: sqlgenie demo
     """
     if ctx.invoked_subcommand is not None:
         return
-    from rich.syntax import Syntax
-
+    from sqlgenie.cli.ask_cmd import render_answer
     from sqlgenie.quickstart import run_quickstart
 
     say = (lambda msg: err_console.print(f"[bold cyan]>[/] {msg}")) if not as_json else None
@@ -60,15 +59,23 @@ def quickstart(
     console.print(f"[bold green]store[/] {report.store['mode']} PostgreSQL {report.store['server_version']}"
                   + (f" at {report.store['pgdata']}" if report.store["pgdata"] else ""))
     console.print("[bold green]demo[/] " + ", ".join(f"{t} {n:,}" for t, n in report.demo["tables"].items()))
-    for answer in report.samples:
-        console.rule(f"[bold]{answer.question}")
-        console.print(Syntax(answer.sql, "sql", theme="ansi_dark", word_wrap=True))
-        table = Table(*answer.columns)
-        for row in answer.rows:
-            table.add_row(*("" if v is None else str(v) for v in row))
-        console.print(table)
-        console.print(f"[dim]{len(answer.rows)} rows in {answer.elapsed_ms:.0f} ms[/]")
-    console.print("\nNext: sqlgenie sql \"SELECT ...\" runs your own read-only SQL; sqlgenie --help lists everything.")
+    onboarding, bank = report.onboarding, report.bank
+    console.print(f"[bold green]onboarding[/] {onboarding.get('tables', 0)} tables"
+                  + (f", {onboarding.get('cached_values', 0)} cached values, {onboarding.get('seconds', 0)} s"
+                     if onboarding.get("onboarded_now") else " (unchanged, skipped)"))
+    console.print(f"[bold green]seed bank[/] {bank.get('pairs', 0)} verified question → SQL pairs"
+                  + (f" imported in {bank.get('seconds', 0)} s" if bank.get("imported_now") else " (already imported)"))
+    console.print(f"[bold green]asking[/] {len(report.answers)} questions that are not in the bank, "
+                  + ("with the configured LLM" if report.llm else "with no LLM"))
+    for answer in report.answers:
+        console.rule(f"[bold]{answer['question']}")
+        render_answer(answer, max_rows=10)
+    seconds = sum(report.stage_seconds.values())
+    console.print(f"\n[dim]quickstart {seconds:.1f} s: "
+                  + ", ".join(f"{k} {v:.1f}" for k, v in report.stage_seconds.items()) + "[/]")
+    console.print('Next: sqlgenie ask "your question" (--explain, --json); sqlgenie sql "SELECT ..." runs your own '
+                  "read-only SQL; set SQLGENIE_LLM_PROVIDER for novel questions (domain rules for the LLM go in "
+                  f"{report.instructions_file}); sqlgenie --help lists everything.")
 
 
 @app.command("load")

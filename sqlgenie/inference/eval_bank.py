@@ -1,0 +1,396 @@
+"""``sqlgenie eval bank``: how well the match route answers from a bank, with no LLM.
+
+For every database of the evaluated questions the harness
+
+1. loads it (cached, :func:`sqlgenie.eval.tasks.load_dataset`) and onboards its
+   schema when the catalog has none of its tables (no LLM);
+2. **replaces** the bank examples of that schema with the pairs of ``--bank`` for
+   the database (gold SQL transpiled to PostgreSQL, tables qualified with the
+   schema), validated and embedded by the bank importer;
+3. asks every question through :class:`~sqlgenie.inference.pipeline.Asker` scoped
+   to the schema (no LLM, autocorrector defaults such as LIMIT off, logged as
+   ``kind = 'eval'``), and scores answered SQL by execution accuracy against the
+   gold exactly as ``eval ex`` does.
+
+Summary keys: ``questions``, ``answered``, ``coverage``, ``ex_answered`` (share of
+answered questions that are correct), ``ex_overall`` (correct / questions),
+``p50_ms`` / ``p95_ms`` (ask time per question, warm process, execution
+included). Records: ``index``, ``answered``, ``correct``, ``route``,
+``similarity`` and more.
+
+Splits for development: ``python -m sqlgenie.inference.eval_bank split --dataset
+DIR --out DIR`` writes bank/test question files (see :func:`make_splits`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import sqlglot
+from sqlglot import exp
+
+from sqlgenie.config import Settings, get_settings
+from sqlgenie.errors import InputError, SqlGenieError
+from sqlgenie.eval.datasets import Dataset, Question, SpiderDataset
+from sqlgenie.eval.gold import TranspileError
+from sqlgenie.eval.runners import PostgresRunner, SQLiteRunner
+from sqlgenie.eval.tasks import (
+    TaskResult,
+    _references,
+    _score_prediction,
+    _short,
+    load_dataset,
+    run_gold,
+    select_questions,
+)
+
+Progress = Callable[[int, int], None]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def qualify_tables(sql: str, schema: str) -> str:
+    """``sql`` (PostgreSQL) with every base table qualified by ``schema`` (CTE names left alone)."""
+    tree = sqlglot.parse_one(sql, read="postgres")
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    for table in tree.find_all(exp.Table):
+        if table.args.get("db") is None and table.name and table.name.lower() not in ctes:
+            table.set("db", exp.to_identifier(schema))
+    return tree.sql(dialect="postgres")
+
+
+def _schema_tables(store, schema: str) -> list[str]:
+    return [f"{schema.lower()}.{t.lower()}" for (t,) in store.execute(
+        "SELECT table_name FROM sqlgenie.catalog_tables WHERE schema_name = %s", (schema,))]
+
+
+def ensure_onboarded(settings: Settings, store, target, schema: str) -> bool:
+    """Onboard ``schema`` unless the catalog has its tables; True when onboarded now."""
+    if _schema_tables(store, schema):
+        return False
+    from onboarding.service import OnboardOptions, onboard_schema
+
+    onboard_schema(schema, settings=settings, options=OnboardOptions(llm=None), target=target)
+    return True
+
+
+def replace_bank(
+    settings: Settings, store, target, url: str, schema: str, pairs: Sequence[tuple[int, str, str]],
+    *, encode: Callable,
+) -> dict[str, Any]:
+    """Delete the bank examples that only use ``schema``'s tables, then import ``pairs``
+    (PostgreSQL SQL) masked exactly as the scoped Asker masks questions."""
+    from example_bank.importer import BankContext, import_pairs
+    from sqlgenie.inference.pipeline import load_value_columns, scoped_value_lookup, scoped_vocabulary
+
+    tables = _schema_tables(store, schema)
+    deleted = store.execute(
+        "DELETE FROM sqlgenie.bank_examples WHERE cardinality(tables) > 0 AND tables <@ %s::text[]", (tables,)
+    ).rowcount
+    store.commit()
+    ctx = BankContext(
+        store=store, target=target, target_url=url, allowed=set(tables),
+        vocabulary=scoped_vocabulary(store, [schema]),
+        values=scoped_value_lookup(load_value_columns(store, [schema])), target_columns=set(),
+    )
+    try:
+        report = import_pairs(ctx, pairs, encode=encode, status="verified", source="import",
+                              model_name=settings.embedding_model, file_name=schema)
+    finally:
+        ctx.close()
+    store.commit()
+    return {"deleted": deleted, "added": report.added, "merged": report.merged, "rejected": len(report.rejected),
+            "rejected_rows": [r.__dict__ for r in report.rejected]}
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, int(round(q * (len(ordered) - 1)))))
+    return ordered[k]
+
+
+# --------------------------------------------------------------------------- the task
+
+
+def eval_bank(
+    dataset: Dataset,
+    url: str,
+    *,
+    bank_file: str | Path,
+    questions_file: str | Path | None = None,
+    dbs: set[str] | None = None,
+    limit: int | None = None,
+    timeout_ms: int = 30_000,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+    route: str = "auto",
+) -> TaskResult:
+    """Run the bank evaluation (see module doc)."""
+    from example_bank.embedder import get_embedder
+    from sqlgenie.autocorrect import AutocorrectSettings
+    from sqlgenie.inference.pipeline import Asker
+    from sqlgenie.store.connection import open_connection, store_url
+    from sqlgenie.store.migrations import ensure_migrated
+
+    settings = settings or get_settings()
+    started = time.perf_counter()
+    questions, skipped = select_questions(dataset, questions_file, dbs, limit)
+    if not questions:
+        raise InputError("No questions to evaluate.", hint="Check --questions, --dbs and --limit.")
+    bank_questions = dataset.questions(bank_file)
+    needed = sorted({q.db_id for q in questions})
+    load_dataset(dataset, url, dbs=set(needed), accept_any_keys=True)
+
+    s_url = store_url(settings)
+    ensure_migrated(s_url)
+    embedder = get_embedder(settings.embedding_model)
+    ac = AutocorrectSettings.from_settings(settings).without_defaults()
+    pg = PostgresRunner(url, timeout_ms=timeout_ms)
+    lite = SQLiteRunner(timeout_ms=timeout_ms)
+    records: list[dict[str, Any]] = []
+    bank_stats: dict[str, Any] = {"pairs": 0, "added": 0, "merged": 0, "rejected": 0, "transpile_errors": 0}
+    onboarded_now = 0
+    done = 0
+    try:
+        with open_connection(s_url) as store, open_connection(url, autocommit=True) as target:
+            for db_id in needed:
+                schema = dataset.schema_name(db_id)
+                if ensure_onboarded(settings, store, target, schema):
+                    onboarded_now += 1
+                pairs: list[tuple[int, str, str]] = []
+                for bq in bank_questions:
+                    if bq.db_id != db_id:
+                        continue
+                    try:
+                        if isinstance(dataset, SpiderDataset):
+                            sql = pg.transpile(bq.gold_sql, schema).sql
+                        else:
+                            sql = bq.gold_sql.split(";")[0]
+                        pairs.append((bq.index, bq.question, qualify_tables(sql, schema)))
+                    except (TranspileError, sqlglot.errors.SqlglotError, SqlGenieError):
+                        bank_stats["transpile_errors"] += 1
+                bank_stats["pairs"] += len(pairs)
+                rep = replace_bank(settings, store, target, url, schema, pairs, encode=embedder.encode)
+                for key in ("added", "merged", "rejected"):
+                    bank_stats[key] += rep[key]
+                store.commit()
+                store.autocommit = True
+                try:
+                    with Asker(settings, store=store, target_url=url, schemas=[schema], search_path=[schema],
+                               provider=None, log=True, log_kind="eval", autocorrect=ac,
+                               encode=None) as asker:
+                        for q in (q for q in questions if q.db_id == db_id):
+                            records.append(_ask_one(dataset, q, asker, pg, lite, route))
+                            done += 1
+                            if progress:
+                                progress(done, len(questions))
+                finally:
+                    store.autocommit = False
+    finally:
+        pg.close()
+        lite.close()
+    return TaskResult(_summary(dataset, records, skipped, bank_stats, onboarded_now, started), records + skipped)
+
+
+def _ask_one(dataset: Dataset, q: Question, asker: Any, pg: PostgresRunner, lite: SQLiteRunner, route: str) -> dict[str, Any]:
+    result = asker.ask(q.question, route=route, execute=True)
+    rec: dict[str, Any] = {
+        "index": q.index, "db_id": q.db_id, "question": q.question, "answered": result.status == "ok",
+        "correct": False, "route": result.route, "method": result.method,
+        "similarity": None if result.similarity is None else round(result.similarity, 4),
+        "confidence": None if result.confidence is None else round(result.confidence, 3),
+        "status": result.status, "sql": result.sql, "gold": q.gold_sql, "ms": round(result.total_ms, 2),
+        "stage_ms": {k: round(v, 2) for k, v in result.timings_ms.items()}, "id": result.id,
+    }
+    best = result.examples[0] if result.examples else None
+    used = next((e for e in result.examples if e["id"] == result.example_id), best)
+    if used:
+        rec["example"] = used["question"]
+        rec["example_similarity"] = used["similarity"]
+    if result.status != "ok":
+        rec["reason"] = (result.think.reason if result.think else result.message)
+        if result.status == "error":
+            rec["error"] = _short(result.message)
+    gold = run_gold(dataset, q, pg)
+    refs = _references(dataset, q, gold, lite)
+    if not refs:
+        rec["gold_error"] = gold.error or "gold runs nowhere"
+        return rec
+    if result.status == "ok" and result.sql:
+        scored = _score_prediction(dataset, q, {"sql": result.sql}, refs, pg, False, 1)
+        rec["outcome"] = scored["outcome"]
+        rec["correct"] = scored["outcome"] == "correct"
+        if scored.get("error"):
+            rec["error"] = scored["error"]
+    elif result.status == "error":
+        rec["outcome"] = "error"
+    return rec
+
+
+def _summary(dataset: Dataset, records: list[dict[str, Any]], skipped: list, bank: dict[str, Any], onboarded: int,
+             started: float) -> dict[str, Any]:
+    scored = [r for r in records if "gold_error" not in r]
+    n = len(scored)
+    answered = [r for r in scored if r["answered"]]
+    correct = [r for r in answered if r["correct"]]
+    times = [r["ms"] for r in records]
+    reasons = Counter()
+    for r in scored:
+        if not r["answered"] and r.get("reason"):
+            reasons[_reason_bucket(r["reason"])] += 1
+    return {
+        "task": "bank",
+        "dataset": dataset.kind,
+        "questions": n,
+        "answered": len(answered),
+        "coverage": len(answered) / n if n else 0.0,
+        "correct": len(correct),
+        "ex_answered": len(correct) / len(answered) if answered else 0.0,
+        "ex_overall": len(correct) / n if n else 0.0,
+        "p50_ms": round(_percentile(times, 0.5), 2),
+        "p95_ms": round(_percentile(times, 0.95), 2),
+        "routes": dict(Counter(r["route"] for r in scored)),
+        "errors": sum(1 for r in scored if r["status"] == "error"),
+        "refusal_reasons": dict(reasons.most_common(12)),
+        "gold_errors": len(records) - n,
+        "skipped": len(skipped),
+        "bank": {k: v for k, v in bank.items()},
+        "onboarded_now": onboarded,
+        "llm": False,
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+
+
+def _reason_bucket(reason: str) -> str:
+    text = reason.lower()
+    for key, label in (
+        ("< t =", "below threshold"),
+        ("meaning words", "meaning words differ"),
+        ("other schema words", "schema words differ"),
+        ("value(s)", "span count differs"),
+        ("does not use as a value", "unbound span"),
+        ("is a value of", "value of another column"),
+        ("equally well", "examples disagree"),
+        ("several roles", "ambiguous binding"),
+        ("matches several values", "ambiguous binding"),
+        ("confidence", "low confidence"),
+        ("cannot tell which", "ambiguous pairing"),
+        ("cannot replace", "cannot render"),
+        ("no verified example", "no example"),
+    ):
+        if key in text:
+            return label
+    return "other"
+
+
+# --------------------------------------------------------------------------- splits
+
+
+def _norm_sql(sql: str) -> str:
+    from example_bank.skeleton import normalize_sql
+
+    try:
+        return normalize_sql(sql, "sqlite")
+    except Exception:
+        return " ".join(sql.lower().split())
+
+
+def paraphrase_split(items: list[dict], seed: int = 0) -> tuple[list[dict], list[dict]]:
+    """Questions grouped by (database, normalised gold SQL): one question of every
+    group of two or more goes to test, the others to the bank; a question alone in
+    its group goes to either side (coin flip): the test then holds questions the
+    bank cannot answer, which should be refused."""
+    rng = random.Random(seed)
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for item in items:
+        groups.setdefault((item["db_id"], _norm_sql(item["query"])), []).append(item)
+    bank, test = [], []
+    for key in sorted(groups):
+        members = groups[key][:]
+        rng.shuffle(members)
+        if len(members) == 1:
+            (bank if rng.random() < 0.5 else test).append(members[0])
+        else:
+            test.append(members[0])
+            bank.extend(members[1:])
+    return bank, test
+
+
+def values_split(items: list[dict], seed: int = 0) -> tuple[list[dict], list[dict]]:
+    """Templates with several value variants: questions grouped by (database, SQL
+    skeleton); in groups holding two or more different SQL, the questions of one
+    SQL go to the bank and those of the others to test (new values for a known
+    template)."""
+    from example_bank.skeleton import sql_skeleton
+
+    rng = random.Random(seed)
+    groups: dict[tuple[str, str], dict[str, list[dict]]] = {}
+    for item in items:
+        try:
+            sk = sql_skeleton(item["query"], "sqlite")
+        except Exception:
+            continue
+        groups.setdefault((item["db_id"], sk), {}).setdefault(_norm_sql(item["query"]), []).append(item)
+    bank, test = [], []
+    for key in sorted(groups):
+        variants = groups[key]
+        if len(variants) < 2:
+            continue
+        names = sorted(variants)
+        rng.shuffle(names)
+        bank.extend(variants[names[0]])
+        for name in names[1:]:
+            test.extend(variants[name])
+    return bank, test
+
+
+def make_splits(dataset_dir: str | Path, out_dir: str | Path, seed: int = 0) -> dict[str, Any]:
+    """Write ``dev_paraphrase_{bank,test}.json`` (from dev.json) and
+    ``train_values_{bank,test}.json`` (from train_spider_compact.json, when present)."""
+    root, out = Path(dataset_dir), Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    report: dict[str, Any] = {}
+
+    def write(name: str, rows: list[dict]) -> None:
+        slim = [{"question": r["question"], "query": r["query"], "db_id": r["db_id"]} for r in rows]
+        (out / name).write_text(json.dumps(slim, indent=0, ensure_ascii=False), encoding="utf-8")
+        report[name] = len(slim)
+
+    dev = json.loads((root / "dev.json").read_text(encoding="utf-8"))
+    bank, test = paraphrase_split(dev, seed)
+    write("dev_paraphrase_bank.json", bank)
+    write("dev_paraphrase_test.json", test)
+    train_path = root / "train_spider_compact.json"
+    if train_path.is_file():
+        train = json.loads(train_path.read_text(encoding="utf-8"))
+        have = {p.name for p in (root / "database").iterdir()} if (root / "database").is_dir() else set()
+        train = [t for t in train if t["db_id"] in have]
+        bank, test = values_split(train, seed)
+        write("train_values_bank.json", bank)
+        write("train_values_test.json", test)
+    return report
+
+
+def _main(argv: Sequence[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m sqlgenie.inference.eval_bank")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    sp = sub.add_parser("split", help="write bank/test question files for eval bank")
+    sp.add_argument("--dataset", default=str(get_settings().benchdata_dir / "spider"))
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    print(json.dumps(make_splits(args.dataset, args.out, args.seed)))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _main()
