@@ -1,0 +1,1 @@
+"""Inference: from a question to SQL (schema pruning, the ask pipeline)."""
