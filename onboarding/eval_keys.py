@@ -318,7 +318,7 @@ def decide_offline(run: DbRun, weights: dict[str, float], threshold: float) -> s
         if not (s >= KEEP_FLOOR or f.get("same_name", 0) > 0 or f.get("names_table", 0) > 0 or f.get("suffix_match", 0) > 0):
             continue
         rows.append(JoinRow(key=(c["src"][0], tuple(c["src"][1]), c["dst"][0], tuple(c["dst"][1])), score=s,
-                            status="proposed", decided_by="score"))
+                            status="proposed", decided_by="score", chance_only=bool(f.get("chance_inclusion"))))
     out = set()
     for key, (status, _by) in resolve(rows, threshold).items():
         if status == "accepted":

@@ -360,7 +360,64 @@ def features(src: ColumnRef, dst: ColumnRef, inclusion: float | None, coverage: 
         "same_name_id": same * (1.0 if src_id_like else 0.0),
         "src_measure": 1.0 if not src_id_like and any(canonical_word(w) in MEASURE_WORDS for w in a) else 0.0,
         "range_span": range_span(src, dst),
+        "chance_inclusion": 1.0 if chance_inclusion(src, dst, inclusion, coverage, name_evidence, src_id_like) else 0.0,
     }
+
+
+def _int_range(c: ColumnRef) -> tuple[float, float] | None:
+    """(min, max) of a column holding whole numbers (integer types or integer-looking text)."""
+    try:
+        lo, hi = float(c.min_value), float(c.max_value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or not lo.is_integer() or not hi.is_integer() or hi < lo:
+        return None
+    return lo, hi
+
+
+def chance_inclusion(src: ColumnRef, dst: ColumnRef, inclusion: float | None, coverage: float | None,
+                     name_evidence: float, src_id_like: bool) -> bool:
+    """The pair has no name link and its value inclusion is what small integers give by
+    chance: never accepted by score (it stays proposed for review).
+
+    Any column of small whole numbers (a quantity 1..10, a line number, another table's
+    own counter 1..600) is "included" in a surrogate key that counts 1..N. Without a name
+    link (same name, the column naming the referenced table, suffix) such a pair is only
+    kept apart from chance when the referencing values behave like references to that
+    key. It is chance-only when the referenced column is an integer key and
+
+    * the referencing column is named like a key (``*_id``, ``*_key``, ``*_no``, ``id``)
+      whose words name neither the referenced table nor its column: it is the key of
+      something else (``products.product_id`` -> ``customers.cust_id``); or
+    * the referenced key is a dense counter starting at 0 or 1 and the referencing
+      values do not reach its upper half, or cover less than a tenth of its keys, or
+      have fewer than half the distinct values that as many rows of references would
+      hit (``order_items.qty`` -> ``customers.cust_id`` / ``stores.store_id``,
+      ``stores.sq_ft`` -> ``orders.order_id``).
+    """
+    if name_evidence > 0 or inclusion is None:
+        return False
+    d = _int_range(dst)
+    if d is None:
+        return False
+    if src_id_like:
+        return True
+    lo, hi = d
+    if lo > 1 or lo < 0 or not dst.n_distinct or hi - lo + 1 > 1.2 * dst.n_distinct:
+        return False  # not a dense counter from 0/1: inclusion is informative
+    s = _int_range(src)
+    reach = 1.0 if s is None else max(0.0, min(1.0, (s[1] - lo + 1) / (hi - lo + 1)))
+    if reach < 0.5 or (coverage is not None and coverage < 0.1):
+        return True
+    # references drawn over the N keys by R rows hit about N(1 - e^(-R/N)) distinct keys;
+    # a measure repeats a few small values instead (qty: 39 distinct values over 100,000
+    # rows, against ~107 expected for a reference to 107 stores)
+    n, r = float(dst.n_distinct), src.non_null
+    if src.n_distinct and r > 0:
+        expected = n * (1.0 - math.exp(-r / n))
+        if src.n_distinct < 0.5 * expected:
+            return True
+    return False
 
 
 def range_span(src: ColumnRef, dst: ColumnRef) -> float:
@@ -692,12 +749,14 @@ class JoinRow:
     join_id: int | None = None
     llm_verdict: str | None = None  # accept | reject (LLM-judged rows)
     features: dict[str, float] | None = None  # single-column score rows: rescored with group features
+    chance_only: bool = False  # see chance_inclusion(); also read from features["chance_inclusion"]
 
 
 def resolve(rows: list[JoinRow], threshold: float = THRESHOLD) -> dict[tuple, tuple[str, str | None]]:
     """Statuses after resolution: per referencing column set at most one accepted pair
     (human and declared decisions first, then LLM, then the best score); of two pairs
     in opposite directions only the better is accepted. Human decisions never change.
+    A score-decided pair flagged by :func:`chance_inclusion` is at most proposed.
 
     Score-decided single-column rows that carry ``features`` are first rescored with
     :func:`group_features` over the other candidates of the same referencing column
@@ -722,7 +781,10 @@ def resolve(rows: list[JoinRow], threshold: float = THRESHOLD) -> dict[tuple, tu
         elif r.decided_by == "llm" and r.llm_verdict in ("accept", "reject"):
             out[r.key] = ("accepted" if r.llm_verdict == "accept" else "rejected", "llm")
         else:
-            out[r.key] = (status_for(r.score, threshold), "score")
+            status = status_for(r.score, threshold)
+            if status == "accepted" and (r.chance_only or (r.features or {}).get("chance_inclusion", 0) > 0):
+                status = "proposed"  # no name link, inclusion explained by small integers: a human decides
+            out[r.key] = (status, "score")
     rank = {"human": 3, "declared": 3, "llm": 2, "score": 1, None: 0}
 
     def strength(r: JoinRow) -> tuple:
