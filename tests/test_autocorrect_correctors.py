@@ -188,6 +188,72 @@ def test_value_thresholds_are_configurable():
     assert values("SELECT * FROM brands WHERE name = 'rockpt'", S)[0].endswith("name = 'Rockpot'")
 
 
+
+# Spider's tvshow titles (the literal 'The Rise of the Blue Beetle' was once rewritten to
+# 'The Hanged Man': WRatio's partial token-set ratio is 100 for any shared word, "the").
+CARTOONS = TableInfo("tv", "cartoon", (ColumnInfo("title", "text", searchable=True),))
+TV_CATALOG = Catalog((CARTOONS,), search_path=("tv",))
+TV_TITLES = ["The Hanged Man", "Fall of the Blue Beetle!", "The Eyes of Despero!", "Evil Under the Sea!",
+             "Day of the Dark Knight!", "Journey to the Center of the Bat!", "Enter the Outsiders!"]
+TV_MATCHER = InMemoryValueMatcher({"tv.cartoon.title": TV_TITLES})
+
+
+def tv(sql: str):
+    new, changes = correct_values(parse_sql(sql), TV_CATALOG, TV_MATCHER, S)
+    return to_sql(new), changes
+
+
+def test_long_literal_sharing_only_stop_words_is_left_alone():
+    sql = "SELECT * FROM cartoon WHERE title = 'The Rise of the Blue Beetle'"
+    assert tv(sql) == (to_sql(parse_sql(sql)), [])
+    # a content word swapped for another is a different title, not a slip
+    assert tv("SELECT * FROM cartoon WHERE title = 'Rise of the Blue Beetle!'")[1] == []
+    assert tv("SELECT * FROM cartoon WHERE title = 'The Hanged Woman and the Sea'")[1] == []
+    assert tv("SELECT * FROM cartoon WHERE title IN ('The Rise of the Blue Beetle', 'the hanged man')")[0].endswith(
+        "title IN ('The Rise of the Blue Beetle', 'The Hanged Man')")
+
+
+def test_value_families_still_corrected_on_long_titles():
+    for literal, fixed in [
+        ("the hanged man", "The Hanged Man"),  # case
+        ("The Eyes of Desparo!", "The Eyes of Despero!"),  # typo
+        ("Fall of the Beetle!", "Fall of the Blue Beetle!"),  # dropped word
+        ("The Eyes Despero", "The Eyes of Despero!"),  # dropped stop word and punctuation
+        ("Evil Under the Seas", "Evil Under the Sea!"),  # plural
+        ("Enter the  Outsiders", "Enter the Outsiders!"),  # spaces
+    ]:
+        sql, changes = tv(f"SELECT * FROM cartoon WHERE title = '{literal}'")
+        assert sql.endswith(f"title = '{fixed.replace(chr(39), chr(39) * 2)}'"), (literal, sql)
+        assert len(changes) == 1
+
+
+def test_value_families_on_short_values():
+    # plural/singular and containment of the literal's words
+    assert values("SELECT * FROM products WHERE category = 'headphone'")[0].endswith("category = 'Headphones'")
+    assert values("SELECT * FROM products WHERE title = '1300 headphones'")[0].endswith("title = '1300 Headphone'")
+    assert values("SELECT * FROM products WHERE title = 'headphone'")[0].endswith(
+        "title IN ('1300 Headphone', 'Headphone Pro 2')")
+    # accents, spaces, an added word, swapped words
+    assert values("SELECT * FROM brands WHERE name = 'Sákura'")[0].endswith("name = 'Sakura'")
+    assert values("SELECT * FROM brands WHERE name = 'sound wave'")[0].endswith("name = 'Soundwave'")
+    assert values("SELECT * FROM brands WHERE name = 'Rockpot Inc'")[0].endswith("name = 'Rockpot'")
+    assert values("SELECT * FROM brands WHERE country = 'States United'")[0].endswith("country = 'United States'")
+    # two words the value lacks: not a slip
+    assert values("SELECT * FROM brands WHERE name = 'Rockpot Audio Company'")[1] == []
+
+
+def test_explained():
+    from sqlgenie.autocorrect.values import explained
+
+    assert explained("the rise of the blue beetle", "fall of the blue beetle") is False
+    assert explained("the rise of the blue beetle", "the hanged man") is False
+    assert explained("the rise of the bluw beetle", "the rise of the blue beetle") is True
+    assert explained("t inc", "t") is True  # one-letter codes
+    assert explained("j smith", "john smith") is True  # initials
+    assert explained("cities", "city") is True
+    assert explained("english", "creole english") is True  # containment (ranked after exact variants)
+
+
 # --- datatypes ---------------------------------------------------------------------------
 
 

@@ -190,3 +190,62 @@ def test_cli_correct(db):
     assert "SELECT title FROM products LIMIT 500" in proc.stdout and "identifiers" in proc.stdout
     proc = _cli(db, "SELECT <python>__import__('os')</python>", "--schema", "shop")
     assert proc.returncode != 0 and "__import__" in proc.stderr
+
+
+TV_TITLES = ["The Hanged Man", "Fall of the Blue Beetle!", "The Eyes of Despero!", "Evil Under the Sea!",
+             "Day of the Dark Knight!", "Journey to the Center of the Bat!", "Enter the Outsiders!"]
+
+
+@pytest.fixture(scope="module")
+def tv_catalog(db):
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA tv")
+        conn.execute("CREATE TABLE tv.cartoon (id int PRIMARY KEY, title text)")
+        tid = conn.execute("INSERT INTO sqlgenie.catalog_tables (schema_name, table_name) VALUES ('tv', 'cartoon')"
+                           " RETURNING id").fetchone()[0]
+        cid = conn.execute("INSERT INTO sqlgenie.catalog_columns (table_id, column_name, ordinal, data_type, searchable)"
+                           " VALUES (%s, 'title', 2, 'text', true) RETURNING id", (tid,)).fetchone()[0]
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO sqlgenie.value_cache (column_id, value, frequency) VALUES (%s, %s, 1)",
+                            [(cid, t) for t in TV_TITLES])
+        return load_catalog(conn, schemas=["tv"], search_path=("tv",))
+
+
+@pytest.mark.parametrize("memory_cache_max", [20_000, 2], ids=["in-memory", "pg_trgm-prefilter"])
+def test_pg_matcher_never_guesses_from_stop_words(db, tv_catalog, memory_cache_max):
+    s = AutocorrectSettings(memory_cache_max=memory_cache_max)
+    with psycopg.connect(db, autocommit=True) as conn:
+        matcher = PgValueMatcher(conn, s)
+        sql = "SELECT * FROM cartoon WHERE title = 'The Rise of the Blue Beetle'"
+        tree, changes = correct_values(parse_sql(sql), tv_catalog, matcher, s)
+        assert changes == [] and to_sql(tree) == to_sql(parse_sql(sql))
+        tree, changes = correct_values(parse_sql("SELECT * FROM cartoon WHERE title = 'Fall of the Beetle!'"),
+                                       tv_catalog, matcher, s)
+        assert to_sql(tree).endswith("title = 'Fall of the Blue Beetle!'")
+        tree, _ = correct_values(parse_sql("SELECT * FROM cartoon WHERE title = 'the eyes of desparo'"),
+                                 tv_catalog, matcher, s)
+        assert to_sql(tree).endswith("title = 'The Eyes of Despero!'")
+
+
+def test_pg_matcher_typos_through_btree_head_and_tail(db, catalog):
+    """Large-cache path: one slip is found by the head or tail btree scans (migration
+    0007), without the trigram stages: prefetch, count, stage 1, stage 2 = 4 queries."""
+    s = AutocorrectSettings(memory_cache_max=5)
+    with psycopg.connect(db, autocommit=True) as conn:
+        assert conn.execute("SELECT to_regclass('sqlgenie.value_cache_reverse_lower_idx')").fetchone()[0]
+        for literal, fixed in [
+            ("Brand 007 Industriex", "Brand 007 Industries"),  # head intact
+            ("Xrand 007 Industries", "Brand 007 Industries"),  # tail intact
+            ("Nordhuas", "Nordhaus"),  # swapped letters
+            ("Soundwaves", "Soundwave"),  # plural
+        ]:
+            matcher = PgValueMatcher(conn, s)
+            tree, changes = correct_values(parse_sql(f"SELECT * FROM brands WHERE name = '{literal}'"),
+                                           catalog, matcher, s)
+            assert to_sql(tree).endswith(f"name = '{fixed}'"), literal
+            assert matcher.queries == 4, literal
+        # nothing one slip away: on to the trigram stages, still corrected
+        matcher = PgValueMatcher(conn, s)
+        tree, _ = correct_values(parse_sql("SELECT * FROM brands WHERE name = 'Brnad 007 Industires'"),
+                                 catalog, matcher, s)
+        assert to_sql(tree).endswith("name = 'Brand 007 Industries'") and matcher.queries > 4

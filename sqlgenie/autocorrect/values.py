@@ -10,8 +10,11 @@ resolved through aliases, joins, subqueries and CTEs to its base column
 * a literal that is a cached value **exactly** (case-sensitive) is never touched;
 * otherwise the matcher ranks cached values with rapidfuzz ``WRatio`` (after
   rapidfuzz's default processing: lower case, punctuation to spaces, trimmed) and
-  keeps those scoring at least ``value_cutoff``: when some equal the literal after
-  that processing (case, space and punctuation variants), those and the values that
+  keeps those scoring at least ``value_cutoff`` that the slips it repairs explain
+  (:func:`explained`: accents, spaces, a few edits, plural, word order, stop words,
+  added/dropped words around a shared content word; never a value sharing only stop
+  words, which ``WRatio``'s partial token-set ratio scores 100): when some equal the
+  literal after that processing (case, space and punctuation variants), those and the values that
   *extend* the literal at the end (``'rockpot'`` -> ``'Rockpot'``, ``'Rockpot LLC'``,
   but ``'english'`` -> not ``'Creole English'``); else those within ``value_margin``
   of the best (at most ``value_max_matches``); when none does, a value within
@@ -31,20 +34,23 @@ literal of the statement for an exact match; for the others a column's whole cac
 is ranked in memory when it holds at most ``memory_cache_max`` values (loaded once
 per matcher); a larger cache is searched in stages, one query per column each, each
 stage only for the literals the previous ones left without a match: (1) case/space
-variants and their extensions through the btree index on ``lower(value)``; (2) the
-pg_trgm GIN index with a strict similarity (``trgm_fast_threshold``); (3) a loose
-one (``trgm_threshold``, plus ``<%`` word similarity); at most ``trgm_candidates``
-candidates per literal go to the rapidfuzz ranking.
+variants and their extensions through the btree index on ``lower(value)``; (2) values
+one slip (typo, plural, swapped letters) away, through the btree indexes on the head
+(``lower(value)``) and the tail (``reverse(lower(value))``, migration 0007) of the
+literal; (3) the pg_trgm GIN index with a strict similarity (``trgm_fast_threshold``);
+(4) a loose one (``trgm_threshold``, plus ``<%`` word similarity); at most
+``trgm_candidates`` candidates per literal go to the rapidfuzz ranking.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Protocol, Sequence
 
 from rapidfuzz import fuzz, process
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA, Levenshtein
 from rapidfuzz.utils import default_process
 from sqlglot import exp
 
@@ -61,6 +67,7 @@ __all__ = [
     "ValueRequest",
     "ValueSet",
     "correct_values",
+    "explained",
     "like_to_regex",
     "rank_values",
 ]
@@ -94,6 +101,8 @@ class ValueMatcher(Protocol):
 # --- ranking (shared by the matchers) --------------------------------------------------------
 
 _DIGITS_AND_PUNCT = re.compile(r"^[\W\d_]+$")
+_EDIT_HALF_MIN = 3  # least intact head/tail for the btree typo stage (literals of 7+ characters)
+_EDIT_SCAN_LIMIT = 100  # rows per head/tail scan; more: the neighbourhood is not complete
 
 
 def _is_weak(norm: str, settings: AutocorrectSettings) -> bool:
@@ -124,6 +133,79 @@ class ValueSet:
         return len(self.freq)
 
 
+# Perturbation families a replacement must be explained by ("never guess"): WRatio
+# alone is not enough, its partial token-set ratio scores 100 for any shared token, so
+# 'The Rise of the Blue Beetle' "matched" 'The Hanged Man' (85.5) through "the".
+_STOP_WORDS = frozenset(
+    "a an and as at by de del della der des di die das du e el en et for from in la las le les los "
+    "of on or the to und with y".split()
+)
+
+
+def _fold(text: str) -> str:
+    """Accents off (NFKD, combining marks dropped); ``text`` is already processed."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def _is_content(token: str) -> bool:
+    return token not in _STOP_WORDS and (len(token) > 1 or token.isdigit())
+
+
+def _tokens_match(a: str, b: str) -> bool:
+    """Same word up to plural/singular, one or two typos (long words) or an initial."""
+    if a == b:
+        return True
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    if long_ in (short + "s", short + "es") or (short.endswith("y") and long_ == short[:-1] + "ies"):
+        return True
+    if len(short) == 1:
+        return short.isalpha() and long_.startswith(short)  # 'j' ~ 'john'
+    if len(short) < 4 or short.isdigit() or long_.isdigit():
+        return False
+    return OSA.distance(a, b, score_cutoff=2) <= (1 if len(short) < 8 else 2)  # swapped letters: 1
+
+
+def explained(literal_norm: str, value_norm: str) -> bool:
+    """Whether ``value_norm`` differs from ``literal_norm`` (both processed: lower case,
+    punctuation to spaces) only by the perturbations the corrector repairs: accents,
+    spaces/punctuation, a few edits relative to the length (typos, plural/singular),
+    word order, stop words, or added/dropped words around at least one shared content
+    word. A value sharing only stop words, or swapping a content word for another, is
+    not explained."""
+    a, b = _fold(literal_norm), _fold(value_norm)
+    if a == b or a.replace(" ", "") == b.replace(" ", ""):
+        return True
+    allowed = max(1, max(len(a), len(b)) // 8)
+    if OSA.distance(a, b, score_cutoff=allowed) <= allowed:
+        return True
+    left = a.split()
+    right = b.split()
+    used = [False] * len(right)
+    matched_content = 0
+    for exact_pass in (True, False):
+        rest = []
+        for tok in left:
+            for j, other in enumerate(right):
+                if not used[j] and (tok == other if exact_pass else _tokens_match(tok, other)):
+                    used[j] = True
+                    # a one-word value counts whatever it is (codes: 'T Inc' -> 'T')
+                    matched_content += _is_content(tok) or _is_content(other) or len(right) == 1
+                    break
+            else:
+                rest.append(tok)
+        left = rest
+    extra_left = [t for t in left if _is_content(t)]
+    extra_right = [t for j, t in enumerate(right) if not used[j] and _is_content(t)]
+    if matched_content == 0 or (extra_left and extra_right):
+        return False  # nothing meaningful shared, or a word swapped for another
+    # The value contains the literal's content words and adds some ('rockpot' ->
+    # 'Rockpot LLC'), or the literal has one content word the value lacks ('Rockpot Inc'
+    # -> 'Rockpot'); more than one is a different thing, not a slip.
+    return len(extra_left) <= 1
+
+
 def rank_values(
     literal: str, candidates: ValueSet | Mapping[str, int] | Iterable[str], settings: AutocorrectSettings
 ) -> list[tuple[str, float]]:
@@ -139,6 +221,8 @@ def rank_values(
         same.sort(key=lambda v: (-freq[v], v))
         return [(v, 100.0) for v in same[: settings.value_max_matches]]
     hits = process.extract(norm, vs.processed, scorer=fuzz.WRatio, score_cutoff=settings.value_cutoff, limit=None)
+    # Only values the allowed perturbations explain (see explained()).
+    hits = [h for h in hits if explained(norm, vs.processed[h[2]])]
     if not hits and settings.value_typo_distance:
         # Short words: one typo costs a lot of WRatio ('dag' vs 'dog' is 67); accept a
         # value within the edit distance when it is the only one.
@@ -379,8 +463,12 @@ class PgValueMatcher:
             """,
             {"lits": wanted, "cid": cid, "k": s.value_max_matches * 4},
         ), wanted) if wanted else []
-        # Stage 2 (pg_trgm GIN, strict): similar values; stage 3 (loose): also values
-        # that contain the literal's words (word similarity).
+        # Stage 2 (btree, ~1 ms): typos. See _edit_neighbours.
+        if pending:
+            pending = self._edit_neighbours(cid, pending, candidates, ranked, s)
+        # Stage 3 (pg_trgm GIN, strict): similar values; stage 4 (loose): also values
+        # that contain the literal's words (word similarity). The GIN scans cost tens
+        # of ms on a 1M-value cache whose trigrams are all common.
         for threshold, word_threshold, with_words in (
             (max(s.trgm_threshold, s.trgm_fast_threshold), 1.0, False),
             (s.trgm_threshold, max(s.trgm_threshold, 0.5), True),
@@ -418,6 +506,66 @@ class PgValueMatcher:
             got = ranked.get(term, []) if term else []
             out.append(ValueMatch(r, False, tuple(v for v, _ in got), tuple(x for _, x in got), count))
         return out
+
+
+    def _edit_neighbours(self, cid: int, pending: list[str], candidates: dict[str, dict[str, int]],
+                         ranked: dict[str, list[tuple[str, float]]], s: AutocorrectSettings) -> list[str]:
+        """Values one slip away from each literal, through two btree range scans.
+
+        One typo, an added or dropped letter, a plural ending or two swapped letters
+        leave either the first or the last ``(n - 1) // 2`` characters of an
+        ``n``-character literal intact: the values starting with that head (index on
+        ``lower(value)``) or ending with that tail (index on ``reverse(lower(value))``,
+        migration 0007), of about the same length, hold every such neighbour. A
+        literal is settled here only when neither scan was cut by its LIMIT (the
+        neighbourhood is complete) and its best match is within two edits; otherwise
+        it goes on to the trigram stages with these candidates kept. Returns the
+        literals left."""
+        half = {t: (len(t.strip(" ")) - 1) // 2 for t in pending}
+        lits = [t for t in pending if half[t] >= _EDIT_HALF_MIN and not _is_weak(default_process(t), s)]
+        if not lits:
+            return pending
+        k = max(_EDIT_SCAN_LIMIT, s.trgm_candidates)
+        rows = self._fetch(
+            """
+            SELECT q.lit, c.value, c.frequency, c.side
+            FROM unnest(%(lits)s::text[], %(half)s::int[]) AS q(lit, half)
+            CROSS JOIN LATERAL (
+                SELECT lower(left(btrim(q.lit), q.half)) AS head,
+                       reverse(lower(right(btrim(q.lit), q.half))) COLLATE "C" AS tail,
+                       length(btrim(q.lit)) AS len
+            ) p
+            CROSS JOIN LATERAL (
+                (SELECT v.value, v.frequency, 0 AS side FROM sqlgenie.value_cache v
+                 WHERE v.column_id = %(cid)s
+                   AND lower(v.value) >= p.head AND lower(v.value) < p.head || chr(1114111)
+                   AND starts_with(lower(v.value), p.head) AND abs(length(v.value) - p.len) <= 2
+                 LIMIT %(k)s)
+                UNION ALL
+                (SELECT v.value, v.frequency, 1 AS side FROM sqlgenie.value_cache v
+                 WHERE v.column_id = %(cid)s
+                   AND reverse(lower(v.value)) COLLATE "C" >= p.tail
+                   AND reverse(lower(v.value)) COLLATE "C" < p.tail || chr(1114111)
+                   AND starts_with(reverse(lower(v.value)), p.tail) AND abs(length(v.value) - p.len) <= 2
+                 LIMIT %(k)s)
+            ) c
+            """,
+            {"lits": lits, "half": [half[t] for t in lits], "cid": cid, "k": k + 1},
+        )
+        sides: dict[tuple[str, int], int] = {}
+        for lit, value, frequency, side in rows:
+            candidates[lit][value] = frequency
+            sides[(lit, side)] = sides.get((lit, side), 0) + 1
+        left = []
+        for term in pending:
+            complete = term in lits and sides.get((term, 0), 0) <= k and sides.get((term, 1), 0) <= k
+            got = rank_values(term, candidates[term], s) if complete else []
+            if got and Levenshtein.distance(default_process(term), default_process(got[0][0]),
+                                            score_cutoff=2) <= 2:
+                ranked[term] = got
+            else:
+                left.append(term)
+        return left
 
 
 # --- the corrector ----------------------------------------------------------------------------
