@@ -17,6 +17,7 @@ from sqlgenie.cli import (
     eval_bank_cmd,
     eval_cmd,
     eval_keys_cmd,
+    eval_retrieval_cmd,
     llm_cmd,
     onboard_cmd,
     sql_cmd,
@@ -44,6 +45,7 @@ app.command("correct")(correct_cmd.correct)
 app.add_typer(bank_cmd.app, name="bank")
 eval_keys_cmd.register(eval_cmd.app)
 eval_cmd.app.command("bank")(eval_bank_cmd.bank)
+eval_cmd.app.command("retrieval")(eval_retrieval_cmd.retrieval)
 app.add_typer(eval_cmd.app, name="eval")
 app.add_typer(llm_cmd.app, name="llm")
 
