@@ -79,7 +79,9 @@ class Embedder:
                             hint="Install the ml extra: `pip install -e '.[ml]'` (scripts/setup.sh does).",
                         ) from exc
                     import torch
+                    from transformers.utils import logging as hf_logging
 
+                    hf_logging.disable_progress_bar()  # no "Loading weights" bar on the user's stderr
                     torch.set_num_threads(self.threads)
                     model = SentenceTransformer(str(self.model_path), device="cpu", local_files_only=True)
                     dims_fn = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
