@@ -18,6 +18,7 @@ from sqlgenie.cli import (
     eval_cmd,
     eval_keys_cmd,
     eval_retrieval_cmd,
+    eval_schema_cmd,
     llm_cmd,
     onboard_cmd,
     sql_cmd,
@@ -46,6 +47,7 @@ app.add_typer(bank_cmd.app, name="bank")
 eval_keys_cmd.register(eval_cmd.app)
 eval_cmd.app.command("bank")(eval_bank_cmd.bank)
 eval_cmd.app.command("retrieval")(eval_retrieval_cmd.retrieval)
+eval_cmd.app.command("schema")(eval_schema_cmd.schema)
 app.add_typer(eval_cmd.app, name="eval")
 app.add_typer(llm_cmd.app, name="llm")
 

@@ -1,0 +1,74 @@
+"""``sqlgenie eval schema``: schema pruning quality on a Spider-layout dataset.
+
+Registered by the eval group (``sqlgenie/cli/eval_cmd.py``)::
+
+    from sqlgenie.cli import eval_schema_cmd
+    app.command("schema")(eval_schema_cmd.schema)
+
+The work is in :mod:`sqlgenie.inference.eval_schema`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from sqlgenie.errors import InputError
+
+# Same option texts as the other eval commands (not imported from eval_cmd: it imports this module).
+DATASET_OPTION = typer.Option(
+    None, "--dataset", help="Dataset directory (Spider layout). Default: <benchdata_dir>/spider."
+)
+QUESTIONS_OPTION = typer.Option(
+    None, "--questions", help="Questions file (relative to the dataset or absolute). Default: dev.json."
+)
+DBS_OPTION = typer.Option(None, "--dbs", help="Only these databases (comma-separated db ids).")
+LIMIT_OPTION = typer.Option(None, "--limit", min=0, help="Only the first N selected questions.")
+OUT_OPTION = typer.Option(None, "--out", help="Write per-question records as JSONL to this file.")
+LLM_OPTION = typer.Option(False, "--llm", help="Allow LLM calls (this task never calls one).")
+
+
+def schema(
+    dataset: Optional[Path] = DATASET_OPTION,
+    questions: Optional[str] = QUESTIONS_OPTION,
+    dbs: Optional[str] = DBS_OPTION,
+    limit: Optional[int] = LIMIT_OPTION,
+    threshold: Optional[float] = typer.Option(
+        None, "--threshold", min=0.0, max=1.0, help="δ: least column relevance kept (default: prune_threshold)."
+    ),
+    keys: str = typer.Option(
+        "drop", "--keys", help="drop: keys and joins inferred by onboarding (default); keep: declared keys."
+    ),
+    reonboard: bool = typer.Option(False, "--reonboard", help="Onboard every database again, even when catalogued."),
+    out: Optional[Path] = OUT_OPTION,
+    llm: bool = LLM_OPTION,
+) -> None:
+    """Measure schema pruning: gold columns kept vs share of the schema kept.
+
+    Loads and onboards (no LLM) every needed database first (cached). Metrics:
+    column_recall, column_precision, table_recall, kept_fraction,
+    full_coverage_rate (questions with every gold column kept), and a curve over δ.
+
+    Example: sqlgenie eval schema --dataset ../shared/benchdata/spider --out schema.jsonl
+    """
+    from sqlgenie.cli.common import err_console
+    from sqlgenie.cli.eval_cmd import _finish, _progress
+    from sqlgenie.eval.datasets import parse_db_filter
+    from sqlgenie.inference.eval_schema import eval_schema
+
+    if keys not in ("keep", "drop"):
+        raise InputError(f"--keys must be keep or drop, not {keys!r}.")
+    with _progress("schema") as progress:
+        result = eval_schema(
+            dataset, questions_file=questions, dbs=parse_db_filter(dbs), limit=limit, threshold=threshold,
+            keys=keys, reonboard=reonboard, progress=progress,
+        )
+    s = result.summary
+    err_console.print(
+        f"column recall {s['column_recall']:.4f}, kept {s['kept_fraction']:.4f} of the schema, full coverage "
+        f"{s['full_coverage_rate']:.4f} on {s['questions']} questions (δ = {s['threshold']})",
+        highlight=False,
+    )
+    _finish(result, out, llm)

@@ -1,0 +1,395 @@
+"""``sqlgenie eval schema``: how well schema pruning keeps the columns a question needs.
+
+For each question of a Spider-layout dataset (default ``dev.json``) the gold query's
+tables and columns (sqlglot ``qualify`` via :func:`sqlgenie.eval.metrics.used_schema_items`,
+on the gold transpiled to PostgreSQL) are compared with what
+:class:`~sqlgenie.inference.pruning.SchemaPruner` keeps. Every database is loaded by
+the eval harness (``--keys drop`` by default: keys are inferred by onboarding, as for a
+customer's database) and onboarded with no LLM (synonyms from names, joins with costs,
+value caches) unless its catalog already exists. No example bank is used (Spider
+dev databases have no examples).
+
+Summary keys: ``questions``, ``column_recall`` (micro: kept gold columns / gold columns),
+``column_precision`` (micro), ``table_recall`` (micro), ``kept_fraction`` (mean over
+questions of kept columns / columns of the database), ``full_coverage_rate`` (share of
+questions with every gold column kept), their per-question means (``*_macro``), timings,
+and ``curve``: the same figures for a few other δ (scores are computed once).
+
+``python -m sqlgenie.inference.eval_schema fit`` refits the pruning weights on Spider
+*train* (``train_spider_compact.json``): a weighted logistic regression (join columns
+left out), then the bias is re-centred so that the default δ (0.30) is where train
+column recall reaches 0.98; it prints the weights for ``pruning.WEIGHTS`` and the
+train trade-off curve.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from sqlgenie.config import Settings, get_settings
+from sqlgenie.errors import InputError
+from sqlgenie.eval.tasks import TaskResult
+
+Progress = Callable[[int, int], None]
+
+DEFAULT_CURVE = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7)
+
+__all__ = ["eval_schema", "prepare_catalogs", "gold_items", "collect", "summarize"]
+
+
+# --- data preparation ----------------------------------------------------------------------
+
+
+def prepare_catalogs(dataset: Any, settings: Settings, db_ids: Iterable[str], *, keys: str = "drop",
+                     reonboard: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+    """Load the databases (cached by the harness) and onboard (no LLM) every schema
+    whose catalog is missing or whose data was just (re)loaded; returns db_id -> Catalog."""
+    from onboarding import catalog_writer
+    from onboarding.service import OnboardOptions, onboard_schema
+    from sqlgenie.catalog import load_catalog
+    from sqlgenie.eval.tasks import load_dataset
+    from sqlgenie.store import connect_store, open_connection, target_url
+
+    ids = sorted(set(db_ids))
+    url = target_url(settings)
+    loaded = load_dataset(dataset, url, dbs=set(ids), keys=keys)
+    fresh = {r["db_id"] for r in loaded.records if r["status"] != "cached"}
+    options = OnboardOptions(llm=None, measure_indexes=False)
+    catalogs: dict[str, Any] = {}
+    with connect_store(settings) as store, open_connection(url, autocommit=True) as target:
+        store.commit()
+        store.autocommit = True
+        for i, db_id in enumerate(ids):
+            schema = dataset.schema_name(db_id)
+            have = store.execute("SELECT count(*) FROM sqlgenie.catalog_tables WHERE schema_name = %s",
+                                 (schema,)).fetchone()[0]
+            if reonboard or db_id in fresh or not have:
+                catalog_writer.forget_tables(store, schema)
+                onboard_schema(schema, settings=settings, options=options, target=target, store=store, provider=None)
+            catalogs[db_id] = load_catalog(store, schemas=[schema], search_path=(schema,))
+            if progress:
+                progress(i + 1, len(ids))
+    return catalogs
+
+
+def gold_items(gold_sql: str, catalog: Any, *, dialect: str = "sqlite") -> tuple[set[str], set[tuple[str, str]]] | None:
+    """Qualified tables and (qualified table, column) pairs the gold query uses; None
+    when it cannot be transpiled or parsed."""
+    from sqlgenie.eval.gold import TranspileError, transpile_sqlite
+    from sqlgenie.eval.metrics import used_schema_items
+
+    schema = catalog.tables[0].schema if catalog.tables else "public"
+    types = {t.name: {c.name: c.data_type for c in t.columns} for t in catalog.tables}
+    sql = gold_sql
+    if dialect == "sqlite":
+        try:
+            sql = transpile_sqlite(gold_sql, types).sql
+        except TranspileError:
+            return None
+    try:
+        items = used_schema_items(sql, {t: list(cols) for t, cols in types.items()})
+    except ValueError:
+        return None
+    tables = {f"{schema}.{t}" for t in items.tables}
+    columns = {(f"{schema}.{t}", c) for t, c in items.columns}
+    return tables, columns
+
+
+# --- scoring once, selecting at many thresholds ------------------------------------------------------
+
+
+@dataclass
+class Scored:
+    index: int
+    db_id: str
+    question: str
+    gold_tables: set[str]
+    gold_columns: set[tuple[str, str]]
+    total_columns: int
+    features: np.ndarray
+    signals: dict[str, np.ndarray]
+    hits: list
+    ms: float  # features + scoring time
+
+
+def collect(dataset: Any, questions: Sequence[Any], pruners: dict[str, Any], catalogs: dict[str, Any],
+            progress: Progress | None = None) -> tuple[list[Scored], list[dict[str, Any]]]:
+    """Features of every question (one question embedding each) and its gold items."""
+    out: list[Scored] = []
+    skipped: list[dict[str, Any]] = []
+    for n, q in enumerate(questions):
+        catalog = catalogs[q.db_id]
+        gold = gold_items(q.gold_sql, catalog, dialect=q.gold_dialect)
+        if gold is None:
+            skipped.append({"index": q.index, "db_id": q.db_id, "skipped": "gold not parsed"})
+            continue
+        pruner = pruners[q.db_id]
+        t0 = time.perf_counter()
+        X, signals, hits = pruner.features(q.question)
+        ms = (time.perf_counter() - t0) * 1000
+        out.append(Scored(q.index, q.db_id, q.question, gold[0], gold[1],
+                          sum(len(t.columns) for t in catalog.tables), X, signals, hits, ms))
+        if progress:
+            progress(n + 1, len(questions))
+    return out, skipped
+
+
+def _select(pruner: Any, s: Scored, scores: np.ndarray, delta: float):
+    return pruner.select(s.question, scores, s.signals, s.hits, delta)
+
+
+def summarize(items: Sequence[Scored], pruners: dict[str, Any], delta: float,
+              scores: Sequence[np.ndarray] | None = None, *, records: list | None = None) -> dict[str, Any]:
+    """Metrics at threshold ``delta`` (``scores``: per-item column scores, default the pruners' model)."""
+    tp = gold_n = kept_n = t_tp = t_gold = full = full_t = 0
+    fracs, recalls, precisions, ms = [], [], [], []
+    for k, s in enumerate(items):
+        pruner = pruners[s.db_id]
+        sc = scores[k] if scores is not None else pruner.score(s.features)
+        t0 = time.perf_counter()
+        pruned = _select(pruner, s, sc, delta)
+        ms.append(s.ms + (time.perf_counter() - t0) * 1000)
+        kept = {(t.lower(), c.lower()) for t, c in pruned.kept_columns()}
+        gold = {(t.lower(), c.lower()) for t, c in s.gold_columns}
+        kept_t = {t.lower() for t in pruned.tables}
+        gold_t = {t.lower() for t in s.gold_tables}
+        hit = len(gold & kept)
+        tp += hit
+        gold_n += len(gold)
+        kept_n += len(kept)
+        t_tp += len(gold_t & kept_t)
+        t_gold += len(gold_t)
+        ok = gold <= kept
+        full += ok
+        full_t += ok and gold_t <= kept_t
+        fracs.append(len(kept) / s.total_columns if s.total_columns else 0.0)
+        recalls.append(hit / len(gold) if gold else 1.0)
+        precisions.append(hit / len(kept) if kept else (1.0 if not gold else 0.0))
+        if records is not None:
+            records.append({
+                "index": s.index, "db_id": s.db_id, "question": s.question,
+                "gold_columns": len(gold), "kept_columns": len(kept), "total_columns": s.total_columns,
+                "recall": round(recalls[-1], 4), "full_coverage": ok,
+                "missed": sorted(f"{t}.{c}" for t, c in s.gold_columns if (t.lower(), c.lower()) not in kept),
+                "missed_tables": sorted(t for t in s.gold_tables if t.lower() not in kept_t),
+                "kept": {t: cols for t, cols in pruned.tables.items()},
+                "value_hits": pruned.value_hits,
+                "ms": round(ms[-1], 2),
+            })
+    n = len(items)
+    mean = (lambda xs: sum(xs) / len(xs)) if n else (lambda xs: 0.0)
+    return {
+        "threshold": round(delta, 4),
+        "questions": n,
+        "column_recall": round(tp / gold_n, 4) if gold_n else 1.0,
+        "column_precision": round(tp / kept_n, 4) if kept_n else 0.0,
+        "table_recall": round(t_tp / t_gold, 4) if t_gold else 1.0,
+        "kept_fraction": round(mean(fracs), 4),
+        "full_coverage_rate": round(full / n, 4) if n else 0.0,
+        "full_coverage_rate_with_tables": round(full_t / n, 4) if n else 0.0,
+        "column_recall_macro": round(mean(recalls), 4),
+        "column_precision_macro": round(mean(precisions), 4),
+        "kept_fraction_micro": round(kept_n / sum(s.total_columns for s in items), 4) if n else 0.0,
+        "prune_ms_p50": round(float(np.percentile(ms, 50)), 2) if ms else 0.0,
+        "prune_ms_p95": round(float(np.percentile(ms, 95)), 2) if ms else 0.0,
+    }
+
+
+def _make_pruners(catalogs: dict[str, Any], settings: Settings, threshold: float | None,
+                  weights: dict[str, float] | None = None) -> dict[str, Any]:
+    from example_bank.embedder import get_embedder
+    from sqlgenie.inference.pruning import SchemaPruner
+    from sqlgenie.store import connect_store
+
+    embedder = get_embedder(settings.embedding_model)
+    out = {}
+    with connect_store(settings) as store:
+        for db_id, catalog in catalogs.items():
+            out[db_id] = SchemaPruner(catalog, embedder=embedder, value_matcher=store, threshold=threshold,
+                                      settings=settings, weights=weights)
+            if out[db_id].values is not None:
+                out[db_id].values.conn = None  # caches are loaded; no per-question store round trip
+    return out
+
+
+def _questions(dataset: Any, questions_file: str | None, dbs: set[str] | None, limit: int | None):
+    from sqlgenie.eval.datasets import SpiderDataset
+    from sqlgenie.eval.tasks import select_questions
+
+    if not isinstance(dataset, SpiderDataset):
+        raise InputError("eval schema needs a Spider-layout dataset (tables.json, sqlite databases).")
+    return select_questions(dataset, questions_file, dbs, limit)
+
+
+def eval_schema(
+    dataset_dir: str | Path | None = None,
+    *,
+    settings: Settings | None = None,
+    questions_file: str | None = None,
+    dbs: set[str] | None = None,
+    limit: int | None = None,
+    threshold: float | None = None,
+    keys: str = "drop",
+    reonboard: bool = False,
+    curve: Sequence[float] = DEFAULT_CURVE,
+    progress: Progress | None = None,
+) -> TaskResult:
+    """Run the pruning evaluation; summary keys listed in the module doc, one record
+    per question (``index`` = position in the questions file)."""
+    from sqlgenie.eval.datasets import open_dataset
+
+    settings = settings or get_settings()
+    if keys not in ("keep", "drop"):
+        raise InputError(f"--keys must be keep or drop, not {keys!r}.")
+    started = time.perf_counter()
+    dataset = open_dataset(dataset_dir if dataset_dir is not None else settings.benchdata_dir / "spider")
+    questions, skipped = _questions(dataset, questions_file, dbs, limit)
+    needed = {q.db_id for q in questions}
+    catalogs = prepare_catalogs(dataset, settings, needed, keys=keys, reonboard=reonboard)
+    prep_s = time.perf_counter() - started
+    t0 = time.perf_counter()
+    pruners = _make_pruners(catalogs, settings, threshold)
+    setup_s = time.perf_counter() - t0
+    items, not_parsed = collect(dataset, questions, pruners, catalogs, progress=progress)
+    delta = float(threshold if threshold is not None else settings.prune_threshold)
+    records: list[dict[str, Any]] = []
+    summary = {"task": "schema", **summarize(items, pruners, delta, records=records)}
+    summary["curve"] = [
+        {k: v for k, v in summarize(items, pruners, d).items()
+         if k in ("threshold", "column_recall", "column_precision", "table_recall", "kept_fraction", "full_coverage_rate")}
+        for d in curve
+    ]
+    summary.update({
+        "keys": keys,
+        "databases": len(needed),
+        "skipped": len(skipped) + len(not_parsed),
+        "prepare_seconds": round(prep_s, 2),
+        "pruner_setup_seconds": round(setup_s, 2),
+        "seconds": round(time.perf_counter() - started, 2),
+    })
+    return TaskResult(summary, records + skipped + not_parsed)
+
+
+# --- fitting (offline, Spider train) -----------------------------------------------------------------
+
+
+def _gold_mask(pruner: Any, s: Scored) -> np.ndarray:
+    gold = {(t.lower(), c.lower()) for t, c in s.gold_columns}
+    return np.asarray([(t.qualified.lower(), c.name.lower()) in gold for t, c in pruner.cols], dtype=bool)
+
+
+def _logistic(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, l2: float, iters: int = 60) -> np.ndarray:
+    """L2-regularised weighted logistic regression by Newton's method (intercept first, not penalised)."""
+    Xb = np.hstack([np.ones((len(X), 1)), X])
+    w = np.zeros(Xb.shape[1])
+    reg = np.eye(Xb.shape[1]) * l2
+    reg[0, 0] = 0.0
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-np.clip(Xb @ w, -30, 30)))
+        g = Xb.T @ (sample_weight * (p - y)) + reg @ w
+        H = (Xb.T * (sample_weight * p * (1 - p))) @ Xb + reg
+        step = np.linalg.solve(H, g)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w
+
+
+def fit_weights(items: Sequence[Scored], pruners: dict[str, Any], *, positive_weight: float = 3.0,
+                l2: float = 1.0) -> dict[str, float]:
+    """Logistic regression of "the gold query uses this column" on the pruning features.
+
+    Join columns (``is_join``) are left out of the fit: the join tree adds the ones a
+    query needs between kept tables, and fitting them too would teach the model to
+    keep every key. Gold columns weigh ``positive_weight`` (recall matters more)."""
+    from sqlgenie.inference.pruning import FEATURES
+
+    ij = FEATURES.index("is_join")
+    use = [i for i, f in enumerate(FEATURES) if f != "is_join"]
+    xs, ys = [], []
+    for s in items:
+        keep = s.features[:, ij] == 0
+        xs.append(s.features[keep][:, use])
+        ys.append(_gold_mask(pruners[s.db_id], s)[keep])
+    X = np.concatenate(xs).astype(np.float64)
+    y = np.concatenate(ys).astype(np.float64)
+    w = _logistic(X, y, np.where(y > 0, positive_weight, 1.0), l2)
+    out = {"bias": float(w[0]), **{f: 0.0 for f in FEATURES}}
+    out.update({FEATURES[i]: float(v) for i, v in zip(use, w[1:])})
+    return out
+
+
+def model_scores(items: Sequence[Scored], weights: dict[str, float]) -> list[np.ndarray]:
+    from sqlgenie.inference.pruning import FEATURES
+
+    w = np.asarray([weights.get(f, 0.0) for f in FEATURES], dtype=np.float64)
+    return [1.0 / (1.0 + np.exp(-np.clip(s.features @ w + weights["bias"], -30, 30))) for s in items]
+
+
+def choose_threshold(items: Sequence[Scored], pruners: dict[str, Any], scores: Sequence[np.ndarray],
+                     target_recall: float) -> tuple[float, dict[str, Any]]:
+    """Largest δ (fine grid) whose column recall on ``items`` is at least ``target_recall``."""
+    best = None
+    for d in np.concatenate([np.arange(0.005, 0.1, 0.0025), np.arange(0.1, 0.5, 0.01)]):
+        r = summarize(items, pruners, float(d), scores)
+        if r["column_recall"] >= target_recall:
+            best = (float(d), r)
+        else:
+            break
+    if best is None:
+        raise ValueError(f"no threshold reaches column recall {target_recall}")
+    return best
+
+
+def recentre(weights: dict[str, float], delta: float, default: float) -> dict[str, float]:
+    """Shift the bias so that a score of ``default`` means what ``delta`` meant (monotone)."""
+    out = dict(weights)
+    out["bias"] = weights["bias"] + math.log(default / (1 - default)) - math.log(delta / (1 - delta))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m sqlgenie.inference.eval_schema fit``: refit WEIGHTS on Spider train,
+    choose δ for the target recall and re-centre the bias so that ``--default`` (the
+    settings' ``prune_threshold``) is that operating point; prints WEIGHTS and the curve."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m sqlgenie.inference.eval_schema")
+    ap.add_argument("command", choices=["fit"])
+    ap.add_argument("--dataset", default=None)
+    ap.add_argument("--questions", default="train_spider_compact.json")
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument("--positive-weight", type=float, default=3.0)
+    ap.add_argument("--target-recall", type=float, default=0.98)
+    ap.add_argument("--default", type=float, default=0.30)
+    ap.add_argument("--keys", default="drop")
+    args = ap.parse_args(argv)
+    from sqlgenie.eval.datasets import open_dataset
+
+    settings = get_settings()
+    dataset = open_dataset(args.dataset or settings.benchdata_dir / "spider")
+    questions, _ = _questions(dataset, args.questions, None, args.limit)
+    catalogs = prepare_catalogs(dataset, settings, {q.db_id for q in questions}, keys=args.keys)
+    pruners = _make_pruners(catalogs, settings, None)
+    items, _ = collect(dataset, questions, pruners, catalogs)
+    weights = fit_weights(items, pruners, positive_weight=args.positive_weight, l2=args.l2)
+    delta, at = choose_threshold(items, pruners, model_scores(items, weights), args.target_recall)
+    weights = recentre(weights, delta, args.default)
+    scores = model_scores(items, weights)
+    curve = [{k: v for k, v in summarize(items, pruners, d, scores).items()
+              if k in ("threshold", "column_recall", "kept_fraction", "full_coverage_rate", "table_recall")}
+             for d in DEFAULT_CURVE]
+    print(json.dumps({"weights": {k: round(v, 4) for k, v in weights.items()}, "raw_threshold": round(delta, 4),
+                      "train_at_default": summarize(items, pruners, args.default, scores), "curve": curve}))
+
+
+if __name__ == "__main__":
+    main()

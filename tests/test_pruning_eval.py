@@ -1,0 +1,60 @@
+"""``sqlgenie eval schema`` on the tiny Spider-layout fixture (awkward identifiers):
+load + onboard + prune + metrics, through the library and the command."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from typer.testing import CliRunner
+
+from test_eval_fixtures import make_spider_dataset
+
+
+def test_eval_schema_library_and_command(tmp_path, settings):
+    from sqlgenie.cli.eval_schema_cmd import schema
+    from sqlgenie.inference.eval_schema import eval_schema, gold_items
+
+    data = make_spider_dataset(tmp_path / "spider")
+    result = eval_schema(data, settings=settings, dbs={"shop"}, curve=(0.05, 0.3, 0.9))
+    s = result.summary
+    assert s["task"] == "schema" and s["questions"] == 11 and s["databases"] == 1
+    for key in ("column_recall", "column_precision", "table_recall", "kept_fraction", "full_coverage_rate"):
+        assert 0.0 <= s[key] <= 1.0, key
+    assert s["threshold"] == settings.prune_threshold
+    kept = [c["kept_fraction"] for c in s["curve"]]
+    recall = [c["column_recall"] for c in s["curve"]]
+    assert kept == sorted(kept, reverse=True) and recall == sorted(recall, reverse=True)
+    records = [r for r in result.records if "recall" in r]
+    assert sorted(r["index"] for r in records) == list(range(11))
+    assert all(r["kept_columns"] <= r["total_columns"] for r in records)
+    # "Customers in Paris": the value cache points at City
+    paris = next(r for r in records if r["index"] == 1)
+    assert paris["full_coverage"] and "shop.customer.city" in paris["value_hits"]
+
+    # gold items through qualify: aliases resolved, quoted names folded like the loader
+    from sqlgenie.catalog import load_catalog
+    from sqlgenie.store import connect_store
+
+    with connect_store(settings) as conn:
+        catalog = load_catalog(conn, schemas=["shop"], search_path=("shop",))
+    tables, columns = gold_items(
+        'SELECT T1.Name, count(*) FROM Customer AS T1 JOIN "ORDER" AS T2 ON T1.id = T2."Customer ID" GROUP BY T1.id',
+        catalog)
+    assert tables == {"shop.customer", "shop.order"}
+    assert columns == {("shop.customer", "name"), ("shop.customer", "id"), ("shop.order", "customer id")}
+
+    # the command: same contract as the other eval commands (last stdout line is JSON)
+    app = typer.Typer()
+    app.command("schema")(schema)
+    app.command("noop")(lambda: None)  # a group, so "schema" is a sub-command as under `sqlgenie eval`
+    out = tmp_path / "schema.jsonl"
+    run = CliRunner().invoke(app, ["schema", "--dataset", str(data), "--dbs", "shop", "--threshold", "0.5",
+                                   "--out", str(out)])
+    assert run.exit_code == 0, run.output
+    summary = json.loads(run.stdout.strip().splitlines()[-1])
+    assert summary["task"] == "schema" and summary["threshold"] == 0.5 and summary["llm"] is False
+    lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines() if x.strip()]
+    assert len([r for r in lines if "recall" in r]) == 11
+    bad = CliRunner().invoke(app, ["schema", "--dataset", str(data), "--keys", "maybe"])
+    assert bad.exit_code != 0
