@@ -43,6 +43,16 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+def progress_bar(description: str = "{task.description:<16}", *, transient: bool = False):
+    """The standard progress bar of long commands, on stderr (stdout stays clean for --json)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err_console, transient=transient,
+    )
+
+
 def print_json(obj: Any) -> None:
     """Write ``obj`` as one JSON line on stdout (no rich markup)."""
     sys.stdout.write(json.dumps(to_jsonable(obj), ensure_ascii=False, default=str) + "\n")

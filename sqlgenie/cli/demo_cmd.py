@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from sqlgenie.cli.common import JSON_OPTION, console, err_console, print_json
+from sqlgenie.cli.common import JSON_OPTION, console, err_console, print_json, progress_bar
 from sqlgenie.config import get_settings
 from sqlgenie.demo.constants import DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE, MIN_SCALE
 from sqlgenie.store.connection import target_url
@@ -22,7 +21,7 @@ _STAGE_LABELS = {"keys": "keys & indexes", "analyze": "analyze"}
 class _ProgressBars:
     """One rich progress bar per table / stage, on stderr."""
 
-    def __init__(self, progress: Progress) -> None:
+    def __init__(self, progress: Any) -> None:  # a rich Progress
         self.progress = progress
         self.tasks: dict[str, Any] = {}
 
@@ -49,8 +48,7 @@ def quickstart(
     from sqlgenie.quickstart import run_quickstart
 
     say = (lambda msg: err_console.print(f"[bold cyan]>[/] {msg}")) if not as_json else None
-    with Progress(TextColumn("{task.description:<16}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err_console, transient=True) as progress:
+    with progress_bar(transient=True) as progress:
         report = run_quickstart(get_settings(), scale=scale, reload=reload, progress=say,
                                 demo_progress=_ProgressBars(progress))
     if as_json:
@@ -95,14 +93,7 @@ def load(
 
     validate(scale, seed)  # before starting any server
     url = target_url(get_settings())
-    with Progress(
-        TextColumn("{task.description:<16}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=not as_json and err_console.is_terminal,
-    ) as progress:
+    with progress_bar(transient=not as_json and err_console.is_terminal) as progress:
         report = load_demo(url, scale=scale, seed=seed, progress=_ProgressBars(progress))
     if as_json:
         print_json(report)

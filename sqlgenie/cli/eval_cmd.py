@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from sqlgenie.cli.common import err_console, print_json, to_jsonable
+from sqlgenie.cli.common import err_console, print_json, progress_bar, to_jsonable
 from sqlgenie.config import get_settings
 from sqlgenie.errors import InputError
 
@@ -50,14 +49,7 @@ def _url() -> str:
 @contextmanager
 def _progress(label: str) -> Iterator[Any]:
     """A rich progress bar on stderr; yields the ``(done, total)`` callback tasks take."""
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=False,
-    ) as progress:
+    with progress_bar("[bold]{task.description}") as progress:
         task_id = progress.add_task(label, total=None)
 
         def callback(done: int, total: int) -> None:

@@ -17,17 +17,14 @@ import typer
 
 from sqlgenie.errors import InputError
 
-# Same option texts as the other eval commands (not imported from eval_cmd: it imports this module).
+from sqlgenie.cli.eval_cmd import DBS_OPTION, LIMIT_OPTION, LLM_OPTION, OUT_OPTION
+
 DATASET_OPTION = typer.Option(
     None, "--dataset", help="Dataset directory (Spider layout). Default: <benchdata_dir>/spider."
 )
 QUESTIONS_OPTION = typer.Option(
     None, "--questions", help="Questions file (relative to the dataset or absolute). Default: dev.json."
 )
-DBS_OPTION = typer.Option(None, "--dbs", help="Only these databases (comma-separated db ids).")
-LIMIT_OPTION = typer.Option(None, "--limit", min=0, help="Only the first N selected questions.")
-OUT_OPTION = typer.Option(None, "--out", help="Write per-question records as JSONL to this file.")
-LLM_OPTION = typer.Option(False, "--llm", help="Allow LLM calls (this task never calls one).")
 
 
 def schema(

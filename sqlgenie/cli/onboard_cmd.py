@@ -11,10 +11,9 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from sqlgenie.cli.common import JSON_OPTION, console, err_console, print_json
+from sqlgenie.cli.common import JSON_OPTION, console, print_json, progress_bar
 from sqlgenie.config import get_settings
 
 onboard_app = typer.Typer(help="Onboard tables: profile, keys, joins, partition/index picks, value cache.", no_args_is_help=True)
@@ -35,14 +34,7 @@ def _phase_bars(enabled: bool = True) -> Iterator[Any]:
     if not enabled:
         yield None
         return
-    with Progress(
-        TextColumn("{task.description:<48}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=False,
-    ) as progress:
+    with progress_bar("{task.description:<48}") as progress:
         tasks: dict[str, Any] = {}
 
         def callback(table: str, phase: str, done: int, total: int) -> None:
@@ -166,7 +158,7 @@ def calibrate(
     from onboarding.service import calibrate_costs
 
     sizes = (1_000, 5_000, 20_000, 100_000) if quick else CALIBRATE_SIZES
-    with Progress(TextColumn("calibrate"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console) as p:
+    with progress_bar("calibrate") as p:
         task = p.add_task("calibrate", total=None)
         cal = calibrate_costs(get_settings(), sizes=sizes, repeats=1 if quick else 3,
                               progress=lambda d, t: p.update(task, completed=d, total=t))
