@@ -166,7 +166,7 @@ class _CachedEncoder:
                 return hit[None, :]
         vector = self._from_store(key)
         if vector is None:
-            vector = _single_thread(lambda: self._model_encode(texts))[0]
+            vector = self._model_encode(texts)[0]  # the embedder owns torch's thread count
             self._to_store(key, vector)
         with self._lock:
             self._cache[key] = vector
@@ -208,22 +208,6 @@ class _CachedEncoder:
     def _recover(self) -> None:
         if self.store is not None and not self.store.autocommit and not self.store.closed:
             self.store.rollback()
-
-
-def _single_thread(fn: Callable[[], Any]) -> Any:
-    import sys
-
-    torch = sys.modules.get("torch")
-    if torch is None:  # the first call loads the model (and torch)
-        return fn()
-    before = torch.get_num_threads()
-    if before == 1:
-        return fn()
-    torch.set_num_threads(1)
-    try:
-        return fn()
-    finally:
-        torch.set_num_threads(before)
 
 
 def _scoped_onboarded(schemas: Sequence[str] | None) -> Callable[[psycopg.Connection], set[str] | None]:
