@@ -127,8 +127,10 @@ def _abstract_literals(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def _render(tree: exp.Expression) -> str:
-    return tree.sql(dialect="postgres", normalize_functions="upper")
+def _render(tree: exp.Expression, *, copy: bool = True) -> str:
+    """PostgreSQL text; ``copy=False`` lets the generator work on ``tree`` itself (only
+    for a tree that is not used afterwards: it saves a deep copy per statement)."""
+    return tree.sql(dialect="postgres", normalize_functions="upper", copy=copy)
 
 
 def normalize_sql(sql: str | exp.Expression, dialect: str = "postgres") -> str:
@@ -263,5 +265,5 @@ def analyze_sql(
     single = tables[0] if len(tables) == 1 else None
     columns = _column_names(norm, aliases, single)
     metrics = _metrics(norm, aliases, single)
-    skeleton = _render(_abstract_literals(norm))
+    skeleton = _render(_abstract_literals(norm), copy=False)  # the last use of the tree
     return SQLAnalysis(pg_sql, normalized, skeleton, tables, columns, metrics)

@@ -25,6 +25,7 @@ from sqlgenie.errors import InputError
 STATUSES = ("verified", "pending", "disputed", "rejected")
 SOURCES = ("import", "user", "critic", "feedback")
 DEFAULT_EF_SEARCH = 100
+VECTOR_INDEX = "bank_examples_embedding_idx"  # HNSW, cosine (migration 0004)
 
 
 @dataclass
@@ -218,6 +219,28 @@ class BankStore:
             )
         ]
         return example
+
+    # --- the HNSW index (bulk imports build it once instead of row by row) ---------
+
+    def vector_index_exists(self) -> bool:
+        return self.conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"sqlgenie.{VECTOR_INDEX}",)).fetchone()[0]
+
+    def drop_vector_index(self) -> None:
+        """Drop the HNSW index (bulk load); retrieval stays correct without it (exact
+        scan), only slower. The caller commits."""
+        self.conn.execute(pgsql.SQL("DROP INDEX IF EXISTS sqlgenie.{}").format(pgsql.Identifier(VECTOR_INDEX)))
+
+    def ensure_vector_index(self, *, maintenance_work_mem: str = "512MB") -> bool:
+        """Create the HNSW index when it is missing (after a bulk load, or one that was
+        interrupted); returns True when it had to be built. The caller commits."""
+        if self.vector_index_exists():
+            return False
+        self.conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (maintenance_work_mem,))
+        self.conn.execute(
+            pgsql.SQL("CREATE INDEX IF NOT EXISTS {} ON sqlgenie.bank_examples USING hnsw (embedding vector_cosine_ops)")
+            .format(pgsql.Identifier(VECTOR_INDEX))
+        )
+        return True
 
     def count(self, *, status: str | None = None) -> int:
         if status:

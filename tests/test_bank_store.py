@@ -228,3 +228,43 @@ def test_export_round_trip(bank, embedder, tmp_path, suffix):
     report = import_pairs(bank, read_pairs(out), encode=embedder.encode)
     assert report.added == 3 and not report.rejected
     assert sorted((e.question, e.sql) for e in store.list(limit=None)) == before
+
+
+def test_bulk_import_rebuilds_the_vector_index_once(bank, embedder):
+    store = BankStore(bank.store)
+    assert store.vector_index_exists()
+    report = import_pairs(bank, [(i, q, s) for i, (q, s) in enumerate(PAIRS, 1)], encode=embedder.encode,
+                          bulk_index=True, batch_size=2)
+    assert report.added == len(PAIRS) and not report.rejected
+    assert store.vector_index_exists()
+    bank.store.execute("SET LOCAL enable_seqscan = off")  # five rows: make the planner show the index
+    plan = bank.store.execute(
+        "EXPLAIN SELECT id FROM sqlgenie.bank_examples ORDER BY embedding <=> %s LIMIT 5",
+        (embedder.encode(["x"])[0],),
+    ).fetchall()
+    bank.store.rollback()
+    assert any("bank_examples_embedding_idx" in row[0] for row in plan)
+    hit = Retriever(bank.store, bank.store, encode=embedder.encode).retrieve(
+        "Get reel counts of top influencers aged 25 residing in Tokyo")
+    assert hit.best is not None and hit.best.example.question == PAIRS[0][0]
+
+
+def test_interrupted_bulk_import_keeps_committed_batches_and_the_index(bank, embedder):
+    calls = []
+
+    def failing_encode(texts):
+        calls.append(len(texts))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return embedder.encode(texts)
+
+    store = BankStore(bank.store)
+    with pytest.raises(KeyboardInterrupt):
+        import_pairs(bank, [(i, q, s) for i, (q, s) in enumerate(PAIRS, 1)], encode=failing_encode,
+                     bulk_index=True, batch_size=2)
+    assert store.vector_index_exists()  # rebuilt on the way out
+    assert store.count() == 2  # the first batch was committed; nothing half-written
+    store.drop_vector_index()
+    bank.store.commit()
+    assert store.ensure_vector_index() is True and store.ensure_vector_index() is False
+    bank.store.commit()

@@ -361,3 +361,28 @@ def test_create_reader_role_refuses_dangerous_targets(reader_db):
 )
 def test_reader_url(base: str, expected: str):
     assert reader_url(base, "r", "p@ss") == expected
+
+
+def test_plan_many_checks_each_query_without_running_it(ex: SafeExecutor, admin):
+    sqls = [
+        "SELECT name FROM items WHERE price > 1",
+        "SELECT nocol FROM items",                     # unknown column: PostgreSQL's analysis
+        "DELETE FROM items",                           # the allow-list, before PostgreSQL
+        "SELECT name FROM items WHERE id = 'abc'",     # a type error found while planning
+        "SELECT name FROM items WHERE (",              # does not parse
+        "SELECT count(*) FROM items; DROP TABLE items",  # two statements
+        HEAVY,                                         # planned, never run: returns at once
+        "SELECT v FROM alpha.t",
+    ]
+    started = time.perf_counter()
+    outcomes = ex.plan_many(sqls, timeout_ms=2000)
+    assert time.perf_counter() - started < 2.0
+    assert outcomes[0] is None and outcomes[6] is None and outcomes[7] is None
+    assert isinstance(outcomes[1], UnknownIdentifierError) and "nocol" in str(outcomes[1])
+    assert isinstance(outcomes[2], UnsafeSQLError)
+    assert isinstance(outcomes[3], QueryExecutionError) and "abc" in str(outcomes[3])
+    assert isinstance(outcomes[4], SQLSyntaxError)
+    assert isinstance(outcomes[5], UnsafeSQLError)
+    assert admin.execute("SELECT count(*) FROM items").fetchone()[0] == 3  # nothing ran, nothing changed
+    assert ex.run("SELECT count(*) FROM items").rows == [(3,)]  # the connection is usable afterwards
+    assert ex.plan_many([]) == []

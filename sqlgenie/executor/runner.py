@@ -118,6 +118,35 @@ class SafeExecutor:
         checked = check_sql(sql)
         return self._execute(checked.text, timeout_ms=timeout_ms, row_cap=row_cap, search_path=search_path)
 
+    def plan_many(
+        self, sqls: Sequence[str], *, timeout_ms: int | None = None, search_path: SearchPath = None
+    ) -> list[Exception | None]:
+        """Check many queries without running them: each is validated (allow-list) and
+        then parsed, analysed and planned by PostgreSQL as ``DECLARE ... CURSOR FOR
+        <sql>`` (nothing is fetched), all in one ``READ ONLY`` transaction that is
+        rolled back (restarted after a failing query). Returns, per query, ``None`` or
+        the typed error it raised (unknown column, type mismatch, unsafe SQL...)."""
+        timeout = _positive("timeout_ms", timeout_ms) if timeout_ms is not None else self.statement_timeout_ms
+        outcomes: list[Exception | None] = [None] * len(sqls)
+        texts: dict[int, str] = {}
+        for i, sql in enumerate(sqls):
+            try:
+                texts[i] = check_sql(sql).text
+            except Exception as exc:  # SqlGenieError, TypeError on non-strings
+                outcomes[i] = exc
+        pending = list(texts)
+        while pending:
+            with self._transaction(timeout, search_path) as conn:
+                while pending:
+                    i = pending.pop(0)
+                    declare = pgsql.SQL("DECLARE {} NO SCROLL CURSOR FOR ").format(pgsql.Identifier(f"sqlgenie_plan_{i}"))
+                    try:
+                        conn.execute(declare + pgsql.SQL(texts[i]), binary=True)  # type: ignore[arg-type]
+                    except psycopg.Error as exc:
+                        outcomes[i] = map_db_error(exc, sql=texts[i], timeout_ms=timeout, broken=conn.broken)
+                        break  # the transaction is aborted: roll back, go on in a new one
+        return outcomes
+
     def explain(self, sql: str, *, timeout_ms: int | None = None, search_path: SearchPath = None) -> dict:
         """Plain ``EXPLAIN (FORMAT JSON)`` (never ANALYZE: the query is planned, not run)
         with the same validation and transaction as :meth:`run`. Returns the plan
