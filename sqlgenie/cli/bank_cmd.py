@@ -119,7 +119,9 @@ def import_(
     status: str = typer.Option("verified", "--status", help=STATUS_HELP),
     source: str = typer.Option("import", "--source", help="import | user | critic | feedback"),
     file_format: Optional[str] = typer.Option(None, "--format", help="json | jsonl | csv (default: from the extension)."),
-    execute: bool = typer.Option(True, "--execute/--no-execute", help="Run each SQL with LIMIT 0 on the target."),
+    execute: bool = typer.Option(
+        True, "--execute/--no-execute", help="Have the target plan each SQL (catches unknown columns, type errors)."
+    ),
     rejected_out: Optional[Path] = typer.Option(None, "--rejected", help="Write rejected rows (JSONL) to this file."),
     as_json: bool = JSON_OPTION,
 ) -> None:
@@ -138,16 +140,17 @@ def import_(
         ctx = BankContext.load(store, target, url)
         encode = _encoder(settings)
         progress = Progress(
-            TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
             console=err_console, transient=as_json,
         )
         try:
             with progress:
-                task = progress.add_task("import", total=len(rows))
+                task = progress.add_task("importing", total=len(rows))
                 report = import_pairs(
                     ctx, rows, encode=encode, dialect=dialect, status=status, source=source,
                     model_name=settings.embedding_model, execute=execute, file_name=str(file),
                     progress=lambda n: progress.advance(task, n),
+                    on_phase=lambda phase: progress.update(task, description=phase),
                 )
         finally:
             ctx.close()
