@@ -6,7 +6,7 @@ vectors (cosine >= 0.9999 between them, checked when the ONNX file is made):
 
 * ``onnx`` (the default when ``onnxruntime`` is installed, backend ``auto``): the
   model's transformer exported once to ONNX (:mod:`example_bank.onnx_backend`,
-  cached under ``<data dir>/models``) and run by ONNX Runtime: one question in
+  cached under ``~/.cache/sqlgenie/models``) and run by ONNX Runtime: one question in
   ~6 ms instead of ~13 ms with PyTorch on one core of this class of machine, batch
   encoding ~1.5-2x faster, and the model opens in well under a second once exported.
 * ``torch``: the sentence-transformers pipeline in PyTorch (also the fallback when
@@ -138,6 +138,11 @@ class Embedder:
             )
         log.warning("Embedding with PyTorch: %s.", problem)
         return "torch"
+
+    @property
+    def onnx_file(self) -> Path | None:
+        """The ONNX model file in use (None with the PyTorch backend)."""
+        return self._onnx.onnx_file if self.backend == "onnx" else None
 
     def _load_torch_model(self):
         if self._model is None:

@@ -2,7 +2,9 @@
 about twice as fast on a CPU as PyTorch eager mode, and no torch import at run time).
 
 The transformer of the sentence-transformers model is exported once with
-``torch.onnx.export`` into a cache directory (``<data dir>/models``), checked against
+``torch.onnx.export`` into a cache directory (``SQLGENIE_MODEL_CACHE``, default the
+user cache ``~/.cache/sqlgenie/models``; ``scripts/setup.sh`` prepares it with
+``python -m example_bank.onnx_backend``), checked against
 the PyTorch model on probe sentences (cosine >= :data:`MIN_AGREEMENT`), and then
 run by ONNX Runtime with the model's own tokenizer (``tokenizer.json``), mean
 pooling and L2 normalisation, exactly as the sentence-transformers pipeline of
@@ -75,13 +77,14 @@ def fingerprint(model_path: Path) -> str:
 
 
 def cache_dir() -> Path:
-    """``SQLGENIE_MODEL_CACHE`` or ``<data dir>/models``."""
+    """``SQLGENIE_MODEL_CACHE``, else the user's cache directory (shared by every data
+    directory: the export depends only on the model files)."""
     explicit = os.environ.get("SQLGENIE_MODEL_CACHE")
     if explicit:
         return Path(explicit).expanduser()
-    from sqlgenie.config import get_settings
+    from platformdirs import user_cache_dir
 
-    return get_settings().data_dir / "models"
+    return Path(user_cache_dir("sqlgenie")) / "models"
 
 
 def _export(st_model, destination: Path) -> None:
@@ -208,3 +211,23 @@ def prepare(model_path: Path, *, load_torch_model=None, directory: Path | None =
     report = {"model": str(model_path), "min_cosine_vs_torch": agreement, "probes": len(PROBES)}
     marker.write_text(json.dumps(report), encoding="utf-8")
     return onnx_file
+
+
+def main() -> int:
+    """``python -m example_bank.onnx_backend [MODEL]``: export and verify the model now
+    (setup does this so the first question does not wait for it)."""
+    import sys
+    import time
+
+    from example_bank.embedder import Embedder, resolve_model_path
+
+    started = time.perf_counter()
+    embedder = Embedder(resolve_model_path(sys.argv[1] if len(sys.argv) > 1 else None), backend="auto")
+    backend = embedder.backend
+    where = f" ({embedder.onnx_file})" if backend == "onnx" else ""
+    print(f"embedding backend: {backend}{where} ready in {time.perf_counter() - started:.1f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

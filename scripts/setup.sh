@@ -39,5 +39,8 @@ echo "setup: installing dependencies into .venv (first run takes a few minutes)"
 # The CPU build first: with torch 2.13.0 present, the ml extra's pin is satisfied.
 "${PIP[@]}" install "torch==2.13.0"
 "${PIP[@]}" install -e ".[ml,server,dev]"
+# Export the embedding model to ONNX once (~15 s; cached in ~/.cache/sqlgenie/models)
+# so the first question does not wait for it. Not fatal: PyTorch computes the same vectors.
+.venv/bin/python -m example_bank.onnx_backend >&2 || echo "setup: ONNX export failed; embeddings will use PyTorch" >&2
 echo "$stamp" > "$stamp_file"
 echo "setup: done (.venv/bin/sqlgenie is ready)" >&2
