@@ -5,9 +5,9 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from sqlgenie.catalog import JoinInfo, load_catalog
+from sqlgenie.catalog import Catalog, ColumnInfo, JoinInfo, TableInfo, load_catalog
 from sqlgenie.inference.join_paths import JoinGraph, connect
-from sqlgenie.inference.pruning import PrunedSchema, SchemaPruner, ValueIndex
+from sqlgenie.inference.pruning import FEATURES, PrunedSchema, SchemaPruner, ValueIndex
 
 SCHEMA = "shop"
 
@@ -245,3 +245,61 @@ def test_parallel_joins_listed():
     assert {j.from_columns for j in graph.joins_between("s.airports", "s.flights")} == {("sourceairport",), ("destairport",)}
 
 
+
+
+def test_proposed_join_is_a_last_resort():
+    joins = [
+        JoinInfo("s.a", ("b_id",), "s.b", ("id",), 0.9, "accepted", 1.0),
+        JoinInfo("s.a", ("b_ref",), "s.b", ("id",), 0.9, "proposed", 0.1),  # cheaper, but only proposed
+        JoinInfo("s.c", ("d_id",), "s.d", ("id",), 0.5, "proposed", 0.3),  # the only link of c and d
+        JoinInfo("s.a", ("c_id",), "s.c", ("id",), 0.9, "rejected", 0.1),  # never used
+    ]
+    accepted_only = JoinGraph.from_joins(joins)
+    assert accepted_only.shortest_path("s.c", "s.d") is None
+    graph = JoinGraph.from_joins(joins, proposed=True)
+    assert [j.from_columns for j in graph.shortest_path("s.a", "s.b")] == [("b_id",)]
+    assert [j.status for j in graph.shortest_path("s.c", "s.d")] == ["proposed"]
+    assert graph.shortest_path("s.a", "s.c") is None
+    assert {j.status for j in graph.joins_between("s.a", "s.b")} == {"accepted", "proposed"}
+
+
+def _catalog(*tables: tuple[str, tuple[tuple[str, str], ...]]) -> Catalog:
+    return Catalog(tuple(TableInfo("s", name, tuple(ColumnInfo(c, t) for c, t in cols), (cols[0][0],))
+                         for name, cols in tables))
+
+
+EMPLOYEES = ("employees", (("employee_id", "integer"), ("full_name", "text"), ("salary", "numeric"),
+                           ("hire_date", "date"), ("department", "text")))
+WAREHOUSES = ("warehouses", (("warehouse_id", "integer"), ("location", "text"), ("capacity", "integer"),
+                             ("manager", "text")))
+ACCOUNTS = ("accounts", (("account_id", "integer"), ("account_details", "text"), ("opened", "date")))
+
+
+def test_unexplained_words(embedder):
+    pruner = SchemaPruner(_catalog(EMPLOYEES, WAREHOUSES), embedder=embedder, threshold=0.3)
+    f = {name: i for i, name in enumerate(FEATURES)}
+    col = {key.split(".", 1)[1]: i for i, key in enumerate(pruner.col_keys)}
+    # every content word is explained: unclaimed columns are flagged as such
+    X, _signals, _hits = pruner.features("What is the salary of each employee?")
+    assert X[col["employees.full_name"], f["unclaimed_explained"]] == 1.0
+    assert X[col["employees.salary"], f["unclaimed_explained"]] == 0.0
+    assert X[:, f["unclaimed_unexplained"]].max() == 0.0
+    # "store" and "goods" name nothing: the closest column names get the embedding signal
+    X, _signals, _hits = pruner.features("Which warehouses can store the most goods?")
+    assert X[:, f["unclaimed_explained"]].max() == 0.0
+    assert X[col["warehouses.manager"], f["unclaimed_unexplained"]] > 0.0
+    assert X[:, f["uemb_best"]].sum() >= 1.0 and X[:, f["uemb"]].max() > 0.3
+    kept = pruner.prune("Which warehouses can store the most goods?").kept_columns()
+    assert ("s.warehouses", "capacity") in kept and not any(t == "s.employees" for t, _c in kept)
+
+
+def test_whole_rows_unless_a_column_is_called_so(embedder):
+    question = "Show the details of employees hired in 2020."
+    plain = SchemaPruner(_catalog(EMPLOYEES, WAREHOUSES), embedder=embedder, threshold=0.3)
+    assert plain._asks_whole_rows(question)
+    assert plain._asks_whole_rows("What is all the employee information for the sales department?")
+    assert not plain._asks_whole_rows("What is the salary of each employee?")
+    assert {c for t, c in plain.prune(question).kept_columns() if t == "s.employees"} == {
+        c for c, _t in EMPLOYEES[1]}
+    with_details = SchemaPruner(_catalog(EMPLOYEES, WAREHOUSES, ACCOUNTS), embedder=embedder, threshold=0.3)
+    assert not with_details._asks_whole_rows(question)  # "details" may mean accounts.account_details

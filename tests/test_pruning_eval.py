@@ -58,3 +58,35 @@ def test_eval_schema_library_and_command(tmp_path, settings):
     assert len([r for r in lines if "recall" in r]) == 11
     bad = CliRunner().invoke(app, ["schema", "--dataset", str(data), "--keys", "maybe"])
     assert bad.exit_code != 0
+
+
+def test_fit_pipeline_on_fixture(tmp_path, settings):
+    """cross_validate / choose_threshold / recentre on the fixture (its one database
+    counted twice, so two folds by database exist)."""
+    import dataclasses
+
+    from sqlgenie.eval.datasets import open_dataset
+    from sqlgenie.inference import eval_schema as es
+    from sqlgenie.inference.pruning import FEATURES
+
+    dataset = open_dataset(make_spider_dataset(tmp_path / "spider"))
+    questions, _ = es._questions(dataset, None, {"shop"}, None)
+    catalogs = es.prepare_catalogs(dataset, settings, {"shop"})
+    pruners = es._make_pruners(catalogs, settings, None)
+    items, _ = es.collect(dataset, questions, pruners, catalogs)
+    twin = [dataclasses.replace(s, db_id="shop2") for s in items]
+    pruners["shop2"] = pruners["shop"]
+    weights = es.fit_weights(items + twin, pruners, size_weight=0.0)
+    assert set(weights) == {"bias", *FEATURES} and weights["is_join"] == 0.0
+    raised = es.fit_weights(items + twin, pruners, size_weight=1.0)
+    assert abs(raised["log_db_cols"] - weights["log_db_cols"] - 1.0) < 1e-9
+    oof, folds = es.cross_validate(items + twin, pruners, folds=2)
+    assert sorted(set(folds)) == [0, 1] and len(oof) == 2 * len(items)
+    assert all(len(sc) == len(pruners["shop"].cols) and ((0 <= sc) & (sc <= 1)).all() for sc in oof)
+    delta, at = es.choose_threshold(items + twin, pruners, oof, 0.5)
+    assert at["column_recall"] >= 0.5 and 0.0 < delta < 1.0
+    # re-centring maps the chosen δ onto the default: the same columns are kept
+    moved = es.recentre(raised, delta, 0.3)
+    before = es.model_scores(items, raised)
+    after = es.model_scores(items, moved)
+    assert all(((b >= delta) == (a >= 0.3 - 1e-9)).all() for b, a in zip(before, after))

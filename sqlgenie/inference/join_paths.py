@@ -4,8 +4,11 @@ The join graph is undirected: one node per qualified table, one edge per pair of
 tables that an *accepted* join connects (the cheapest when several do). An edge's
 weight is the join cost model's ``cost`` (milliseconds, ``k0 + k1 (|T1| ln|T1| +
 |T2| ln|T2|)``, written by onboarding) divided by the join's confidence ``score``
-(so among joins of equal cost the surer one wins); a join without a cost weighs
-:data:`DEFAULT_COST`.
+cubed (so among joins of equal cost the surer one wins); a join without a cost weighs
+:data:`DEFAULT_COST`. With ``proposed=True`` the joins onboarding left *proposed*
+(not sure enough to accept) are edges too, at a confidence of at most
+:data:`PROPOSED_SCORE`: about 30 times dearer than a sure join, they only connect
+tables that accepted joins cannot.
 
 :func:`connect` joins a set of *terminal* tables with a Steiner tree approximation
 (Takahashi-Matsuyama: grow the tree from one terminal by the cheapest Dijkstra path
@@ -26,15 +29,19 @@ from sqlgenie.catalog import JoinInfo
 DEFAULT_COST = 0.5  # ms: the cost model's k0, for joins stored without a cost
 MIN_SCORE = 0.2  # confidence floor in the weight (human or declared joins count as 1)
 SCORE_POWER = 3.0  # weight = cost / score ** SCORE_POWER: doubtful inferred joins are avoided
+PROPOSED_SCORE = 0.3  # confidence ceiling of a proposed join: a last resort
 
 __all__ = ["JoinGraph", "JoinTree", "connect", "edge_weight"]
 
 
 def edge_weight(join: JoinInfo) -> float:
-    """Weight of one accepted join: ``cost / confidence``."""
+    """Weight of one join: ``cost / confidence ** SCORE_POWER`` (a proposed join's
+    confidence is capped at :data:`PROPOSED_SCORE`)."""
     cost = join.cost if join.cost is not None and join.cost > 0 else DEFAULT_COST
-    sure = join.decided_by in ("human", "declared")
+    sure = join.decided_by in ("human", "declared") and join.status == "accepted"
     score = 1.0 if sure else max(MIN_SCORE, min(1.0, float(join.score or 0.0)))
+    if join.status != "accepted":
+        score = min(score, PROPOSED_SCORE)
     return cost / score**SCORE_POWER
 
 
@@ -48,17 +55,21 @@ class JoinTree:
 
 @dataclass
 class JoinGraph:
-    """Undirected graph of accepted joins (keys: lower-case qualified names)."""
+    """Undirected graph of accepted (and optionally proposed) joins (keys: lower-case
+    qualified names)."""
 
     edges: dict[str, dict[str, tuple[float, JoinInfo]]] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)  # lower -> qualified as in the catalog
     parallel: dict[frozenset[str], list[tuple[float, JoinInfo]]] = field(default_factory=dict)
 
     @classmethod
-    def from_joins(cls, joins: Iterable[JoinInfo]) -> JoinGraph:
+    def from_joins(cls, joins: Iterable[JoinInfo], *, proposed: bool = False) -> JoinGraph:
+        """Graph of the accepted joins among ``joins`` (and the proposed ones when
+        ``proposed``; rejected joins never count)."""
+        statuses = ("accepted", "proposed") if proposed else ("accepted",)
         g = cls()
         for j in joins:
-            if j.status != "accepted":
+            if j.status not in statuses:
                 continue
             a, b = j.from_table.lower(), j.to_table.lower()
             g.names.setdefault(a, j.from_table)
@@ -74,8 +85,8 @@ class JoinGraph:
         return g
 
     def joins_between(self, a: str, b: str) -> list[JoinInfo]:
-        """Every accepted join of a pair of tables, cheapest first (``flights`` has two
-        with ``airports``: source and destination; a query may need either)."""
+        """Every join of a pair of tables in the graph, cheapest first (``flights`` has
+        two with ``airports``: source and destination; a query may need either)."""
         pairs = self.parallel.get(frozenset((a.lower(), b.lower())), [])
         return [j for _w, j in sorted(pairs, key=lambda p: (p[0], p[1].join_id or 0))]
 

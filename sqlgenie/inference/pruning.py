@@ -16,28 +16,40 @@ question with numpy and dictionary look-ups:
   words in the question); *inheritance*: an attribute a mentioned table lacks,
   found in a table it joins (``names of gymnasts`` -> ``people.name``);
 * ``table`` - the question's words against the table's name;
+* *unexplained words* - the question's content words that no schema name matches
+  lexically, no cached value covers and that do not just shape the query
+  (:data:`QUERY_WORDS`: counting, ordering, comparing): the column names closest to
+  them by word embedding (``taught`` ~ ``teaches``), and whether a column no word
+  claims sits in a question that has nothing left unexplained (then it is rarely
+  needed);
 * ``value`` - a question span equal (or very close) to a cached frequent value of
   the column (onboarding's value cache), and a number inside the column's range;
 * cues - temporal words for date columns, superlatives and numbers for measures,
-  "which / list ..." questions for name-like columns; primary key, table size;
+  "which / list ..." questions for name-like columns; primary key, table and
+  schema size;
 * ``example`` - the tables / columns used by retrieved bank examples (a column an
   example uses scores at least :data:`EXAMPLE_COLUMN_SCORE`; an example's table
   counts as named by the question and keeps its key).
 
-Columns scoring at least δ (``Settings.prune_threshold``, 0.30) are kept. Tables the
-question names (or examples use) keep their primary key. The kept tables join a
-tree one by one, most relevant first, by the cheapest path over accepted joins
-(weight: the cost model's ``cost`` over the join's confidence;
-:mod:`sqlgenie.inference.join_paths`), which adds the tables in between and the
-join columns, for every accepted join of a linked pair (``flights`` has two with
-``airports``). A question asking for *all information* keeps its best table whole.
-A higher δ always keeps a subset.
+Columns scoring at least δ (``Settings.prune_threshold``, 0.30) are kept. The score
+includes the schema's size (``log_db_cols``): a column of a 10-column schema is a tenth
+of what the prompt shows, one of a 100-column schema a hundredth, so small schemas ask
+more evidence per column. Tables the question names (or examples use) keep their
+primary key. The kept tables join a tree one by one, most relevant first, by the
+cheapest path over accepted joins (weight: the cost model's ``cost`` over the join's
+confidence; :mod:`sqlgenie.inference.join_paths`); joins onboarding left *proposed*
+serve, at a high weight, only where accepted ones cannot connect. The tree adds the
+tables in between and the join columns, for every join of a linked pair (``flights``
+has two with ``airports``). A question asking for whole rows (*all the information
+about ...*, *details of ...* when no column is called "details") keeps its best table
+whole. A higher δ always keeps a subset.
 
 Fitting: ``python -m sqlgenie.inference.eval_schema fit`` on Spider *train* (databases
-onboarded without an LLM, keys inferred). The bias is re-centred so that δ = 0.30 is
-where train column recall reaches 0.98; figures in docs/benchmarks.md. Each column's
-score rises with its own embedding, lexical and value signals; a few *context*
-weights are negative (e.g. a value hit elsewhere in the table, being a key).
+onboarded without an LLM, keys inferred); δ is chosen on out-of-fold train scores
+(:data:`~sqlgenie.inference.eval_schema.TARGET_RECALL`) and the bias re-centred so that
+δ = 0.30 is that point; figures in docs/benchmarks.md. Each column's score rises with
+its own embedding, lexical and value signals; a few *context* weights are negative
+(e.g. a value hit elsewhere in the table, being a key).
 
 Column and table embeddings are computed once per catalog text (cached per process);
 :meth:`SchemaPruner.prune` embeds the question and its uncached content words in one
@@ -83,23 +95,25 @@ FEATURES = (
     "is_key", "is_join", "name_like_tab", "lex_x_tab",
     "nbr_tab", "lex_x_nbr", "name_like_nbr", "temporal_cue", "numeric_cue", "inherit",
     "wemb", "tab_wemb", "log_db_cols", "log_table_cols", "wemb_rel", "claim", "claim_any", "claimants",
-    "name_like_entity", "num_range",
+    "name_like_entity", "num_range", "uemb", "uemb_rel", "uemb_best", "unclaimed_explained", "unclaimed_unexplained",
 )
 
 #: Logistic weights fitted on Spider train (``python -m sqlgenie.inference.eval_schema fit``:
 #: 6904 questions over 138 databases onboarded without an LLM, keys dropped; join columns
-#: left out of the fit; gold columns weigh 3). The bias is re-centred so that δ = 0.30 (the
-#: settings' default) is the point where train column recall reaches 0.98.
+#: left out of the fit; gold columns weigh 3; ``log_db_cols`` raised by the size weight, 1).
+#: The bias is re-centred so that δ = 0.30 (the settings' default) is the point where
+#: out-of-fold train column recall reaches 0.984 (train, in sample: recall 0.985, kept 0.38).
 WEIGHTS: dict[str, float] = {
-    "bias": 6.5418,
-    "emb": -1.3903, "emb_rel": 6.9713, "tab_emb": -0.6363, "tab_emb_rel": 3.6378,
-    "lex": 1.5287, "lex_ctx": -0.2033, "lex_exact": 2.1469, "tab_lex": 0.8061,
-    "value": 4.5137, "tab_value": -0.4384, "is_key": -0.6086, "is_join": 0.0000,
-    "name_like_tab": 0.9277, "lex_x_tab": -0.4015, "nbr_tab": -0.9111, "lex_x_nbr": 0.4733,
-    "name_like_nbr": -0.0121, "temporal_cue": 1.0501, "numeric_cue": 0.4380, "inherit": 0.2225,
-    "wemb": 0.7350, "tab_wemb": 0.6416, "log_db_cols": -0.1068, "log_table_cols": -0.3819,
-    "wemb_rel": 4.7051, "claim": 4.5180, "claim_any": -1.9032, "claimants": -0.8389,
-    "name_like_entity": 0.5386, "num_range": 3.9744,
+    "bias": 1.5188,
+    "emb": -0.2882, "emb_rel": 6.1909, "tab_emb": -0.4400, "tab_emb_rel": 3.2590, "lex": 1.1764,
+    "lex_ctx": -0.5931, "lex_exact": 1.9833, "tab_lex": 0.9725, "value": 4.4557, "tab_value": -0.1012,
+    "is_key": -0.8270, "is_join": 0.0000, "name_like_tab": 0.6242, "lex_x_tab": -0.3109,
+    "nbr_tab": -0.6770, "lex_x_nbr": 0.4761, "name_like_nbr": 0.2946, "temporal_cue": 0.9224,
+    "numeric_cue": 0.4186, "inherit": 0.0414, "wemb": 1.0796, "tab_wemb": 0.4675, "log_db_cols": 0.9291,
+    "log_table_cols": -0.3856, "wemb_rel": 2.3973, "claim": 4.7584, "claim_any": -1.0492,
+    "claimants": -0.8180, "name_like_entity": 0.4781, "num_range": 4.1104, "uemb": 0.9577,
+    "uemb_rel": 0.1586, "uemb_best": 0.5585, "unclaimed_explained": 0.1436,
+    "unclaimed_unexplained": 1.1638,
 }
 
 #: Similarity of a cue word to the column words it points at (:data:`CUE_WORDS`).
@@ -169,6 +183,17 @@ _NUMERIC_CUES = frozenset(
     "sum more less greater fewer larger smaller higher lower above below over under top bottom between exceed "
     "exceeds at_least ranked rank order ordered sort sorted descending ascending".split()
 )
+#: Words that shape the query (counting, ordering, comparing) rather than name data: never
+#: "unexplained" (see :meth:`SchemaPruner.features`).
+QUERY_WORDS = frozenset(
+    """number numbers count counts total sum average avg mean maximum minimum max min order ordered sort sorted
+    ascending descending alphabetical alphabetically alphabetic different distinct unique corresponding correspond
+    either neither never ever both once twice times exactly equal common together among across along without except
+    exist exists select compute report listed result results two three four five six seven eight nine ten first
+    second third frequently often respectively also well highest lowest largest smallest greatest biggest fewest
+    least most higher lower larger smaller greater bigger fewer above below top bottom""".split()
+)
+
 _ENTITY_ANSWER = re.compile(
     r"^\s*(which|who|whose|whom|list|show|find|give|return|tell|what (is|are|was|were) the (?!number|count|total|average|sum))", re.I,
 )
@@ -176,6 +201,12 @@ _COUNT_ANSWER = re.compile(r"\b(how many|number of|count|how much|total|average|
 _ALL_INFO = re.compile(
     r"\b(all|every|full|complete|whole)\s+(the\s+)?(information|info|details|detail|attributes|data|columns|fields)\b"
     r"|\beverything\b", re.I,
+)
+#: Looser "whole row" phrasings ("all the customer information", "details of employees"),
+#: ignored when their noun names a column of the schema (``account_details``).
+_ALL_INFO_WIDE = re.compile(
+    r"\b(?:all|every|full|complete|whole)\b(?:\s+[\w']+){0,3}?\s+(information|info|details|detail|data|attributes)\b"
+    r"|\b(information|info|details|detail|data)\s+(?:of|for|about|on|regarding|from)\b", re.I,
 )
 
 
@@ -441,7 +472,7 @@ class ColumnScore:
 class PrunedSchema:
     tables: dict[str, list[str]]  # qualified table -> kept column names (catalog order)
     scores: list[ColumnScore]  # every scored column, best first
-    joins: list[JoinInfo]  # accepted joins connecting the kept tables
+    joins: list[JoinInfo]  # joins connecting the kept tables (accepted; proposed ones as a last resort)
     value_hits: dict[str, list[str]]  # "schema.table.column" -> cached values matched in the question
     threshold: float = 0.0
     reasons: dict[str, str] = field(default_factory=dict)  # "schema.table.column" -> why kept (score|key|join|table|all)
@@ -482,6 +513,7 @@ class PrunedSchema:
             lines.append("joins: " + "; ".join(
                 " AND ".join(f"{names.get(j.from_table, j.from_table)}.{_ident(a)} = {names.get(j.to_table, j.to_table)}.{_ident(b)}"
                              for a, b in zip(j.from_columns, j.to_columns))
+                + ("" if j.status == "accepted" else " (unconfirmed)")
                 for j in self.joins))
         if self.value_hits:
             parts = []
@@ -694,7 +726,7 @@ class SchemaPruner:
     ``None``: no value signal. ``threshold``: δ (default ``settings.prune_threshold``).
     """
 
-    #: other accepted joins of a pair the tree links: "all", "kept" (when one of their
+    #: other joins of a pair the tree links: "all", "kept" (when one of their
     #: columns is kept anyway) or "" (none)
     parallel_joins: str = "all"
 
@@ -716,7 +748,7 @@ class SchemaPruner:
         self._w = np.asarray([self.weights.get(f, 0.0) for f in FEATURES], dtype=np.float32)
         self._b = float(self.weights.get("bias", 0.0))
         self.values = self._value_index(value_matcher)
-        self.graph = JoinGraph.from_joins(catalog.accepted_joins())
+        self.graph = JoinGraph.from_joins(catalog.joins, proposed=True)
         self._prepare()
 
     # --- preparation ---
@@ -887,12 +919,26 @@ class SchemaPruner:
         # values
         value = np.zeros(n, dtype=np.float32)
         hits: list[ValueHit] = []
+        value_words: set[str] = set()
         if self.values is not None:
             for h in self.values.hits(question):
                 i = self.col_index.get(h.key.lower())
                 if i is not None:
                     hits.append(h)
                     value[i] = max(value[i], h.strength)
+                    value_words.update(w.lower() for w in _TOKEN.findall(h.span))
+        # content words that no schema name matches and no cached value covers: the columns
+        # closest to them (by word embedding) may be what they mean ("taught" ~ teaches)
+        canon_of = dict(zip(raw, canon))
+        unexplained = [k for k, w in enumerate(content) if w not in QUERY_WORDS and w not in value_words
+                       and not per_word.get(canon_of.get(w, w))]
+        if unexplained and n:
+            U = S[unexplained]
+            uemb = U.max(axis=0)
+            uemb_rel = (U - U.max(axis=1, keepdims=True)).max(axis=0)
+        else:
+            uemb = np.zeros(n, dtype=np.float32)
+            uemb_rel = np.full(n, -1.0, dtype=np.float32)
         num_range = np.zeros(n, dtype=np.float32)
         if self.values is not None:
             for key, v in self.values.numbers_in_range(question).items():
@@ -949,6 +995,7 @@ class SchemaPruner:
             inherit[i] = best * lex[i]
         qset = set(raw) | set(canon)
         temporal_cue = float(bool(qset & _TEMPORAL_CUES))
+        unclaimed = (claim <= -1.0).astype(np.float32)
         entity_cue = float(bool(_ENTITY_ANSWER.search(question)) and not _COUNT_ANSWER.search(question))
         numeric_cue = float(bool(qset & _NUMERIC_CUES) or any(ch.isdigit() for ch in question))
         X = np.stack([
@@ -960,10 +1007,24 @@ class SchemaPruner:
             inherit, wemb, twemb[ct], np.full(n, math.log(n), dtype=np.float32), self.log_table_cols,
             wemb_rel, np.maximum(claim, -1.0), (claim > -1.0).astype(np.float32), claimants,
             self.name_like * tab_rel * entity_cue, num_range,
+            uemb, uemb_rel, (uemb_rel >= 0.0).astype(np.float32) * float(bool(unexplained)),
+            unclaimed * float(not unexplained), unclaimed * math.log1p(len(unexplained)),
         ], axis=1).astype(np.float32) if n else np.zeros((0, len(FEATURES)), dtype=np.float32)
         signals = {"embedding": emb, "lexical": np.maximum(lex, ctx), "table": tlex_eff[ct],
                    "value": value, "example": np.maximum(ex_col, ex_tab[ct] * 0.5)}
         return X, signals, hits
+
+    def _asks_whole_rows(self, question: str) -> bool:
+        """Whether the question asks for whole rows ("all the information about ...",
+        "details of ..." unless a column of the schema is called "details")."""
+        if _ALL_INFO.search(question):
+            return True
+        for m in _ALL_INFO_WIDE.finditer(question):
+            word = (m.group(1) or m.group(2)).lower()
+            i = self.vocab.index.get(_canon(word))
+            if i is None or not self.word_cols.get(i):
+                return True
+        return False
 
     def _resolve_table(self, name: str) -> int | None:
         i = self.table_index.get(name.lower())
@@ -990,7 +1051,7 @@ class SchemaPruner:
     def prune(self, question: str, *, example_tables: Iterable[str] = (),
               example_columns: Iterable[tuple[str, str]] = (), threshold: float | None = None) -> PrunedSchema:
         """Columns of the catalog relevant to ``question`` (scores ≥ δ), the tables'
-        keys, and the cheapest accepted joins connecting the kept tables."""
+        keys, and the cheapest joins connecting the kept tables."""
         delta = self.threshold if threshold is None else float(threshold)
         example_tables = list(example_tables)
         example_columns = list(example_columns)
@@ -1007,9 +1068,9 @@ class SchemaPruner:
         Monotone in δ: a higher δ keeps a subset. Columns scoring ≥ δ are kept; tables
         named by the question (or used by an example) keep their primary key whatever δ;
         the kept tables join the tree one by one, most relevant first, along the
-        cheapest accepted joins (:meth:`JoinGraph.connect_in_order`), which brings in
-        the tables between them and the join columns (of every accepted join of a
-        linked pair)."""
+        cheapest joins (:meth:`JoinGraph.connect_in_order`; proposed joins as a last
+        resort), which brings in the tables between them and the join columns (of
+        every join of a linked pair)."""
         n, nt = len(self.cols), len(self.table_names)
         kept = {i for i in range(n) if scores[i] >= delta}
         reasons = {self.col_keys[i]: "score" for i in kept}
@@ -1032,14 +1093,14 @@ class SchemaPruner:
                     kept.add(i)
                     reasons[self.col_keys[i]] = "key"
         # "all information about X": the best table whole
-        if n and _ALL_INFO.search(question):
+        if n and self._asks_whole_rows(question):
             t_best = int(self.col_table[int(np.argmax(scores))])
             for i in np.nonzero(self.col_table == t_best)[0]:
                 if int(i) not in kept:
                     kept.add(int(i))
                     reasons[self.col_keys[int(i)]] = "all"
             tables.add(t_best)
-        # connect the kept tables along accepted joins, most relevant first
+        # connect the kept tables along the cheapest joins, most relevant first
         best = np.full(nt, -1.0, dtype=np.float32)
         if n:
             np.maximum.at(best, self.col_table, scores)
