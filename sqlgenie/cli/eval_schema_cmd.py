@@ -36,7 +36,10 @@ def schema(
         None, "--threshold", min=0.0, max=1.0, help="δ: least column relevance kept (default: prune_threshold)."
     ),
     keys: str = typer.Option(
-        "drop", "--keys", help="drop: keys and joins inferred by onboarding (default); keep: declared keys."
+        "keep",
+        "--keys",
+        help="keep: the databases as published, declared keys read by onboarding (default, as `eval load`); "
+        "drop: keys and joins left for onboarding to infer (the harder variant).",
     ),
     reonboard: bool = typer.Option(False, "--reonboard", help="Onboard every database again, even when catalogued."),
     out: Optional[Path] = OUT_OPTION,

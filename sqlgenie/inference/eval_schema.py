@@ -4,8 +4,10 @@ For each question of a Spider-layout dataset (default ``dev.json``) the gold que
 tables and columns (sqlglot ``qualify`` via :func:`sqlgenie.eval.metrics.used_schema_items`,
 on the gold transpiled to PostgreSQL) are compared with what
 :class:`~sqlgenie.inference.pruning.SchemaPruner` keeps. Every database is loaded by
-the eval harness (``--keys drop`` by default: keys are inferred by onboarding, as for a
-customer's database) and onboarded with no LLM (synonyms from names, joins with costs,
+the eval harness (``--keys keep`` by default, as ``eval load``: the databases as
+published, whose declared primary and foreign keys onboarding reads first; ``--keys
+drop`` leaves every key to onboarding's inference, the harder variant) and onboarded
+with no LLM (synonyms from names, joins with costs,
 value caches) unless its catalog already exists. No example bank is used (Spider
 dev databases have no examples).
 
@@ -250,7 +252,7 @@ def eval_schema(
     dbs: set[str] | None = None,
     limit: int | None = None,
     threshold: float | None = None,
-    keys: str = "drop",
+    keys: str = "keep",
     reonboard: bool = False,
     curve: Sequence[float] = DEFAULT_CURVE,
     progress: Progress | None = None,
