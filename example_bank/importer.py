@@ -360,6 +360,8 @@ def import_pairs(
         if bulk_index:
             bank.drop_vector_index()
             ctx.store.commit()
+    elif bulk_index:
+        raise ValueError("bulk_index needs commit=True: the index is dropped and rebuilt in their own transactions")
     else:
         bulk_index = False
     plan_on_target = execute and ctx.target_url is not None

@@ -268,3 +268,5 @@ def test_interrupted_bulk_import_keeps_committed_batches_and_the_index(bank, emb
     bank.store.commit()
     assert store.ensure_vector_index() is True and store.ensure_vector_index() is False
     bank.store.commit()
+    with pytest.raises(ValueError, match="bulk_index needs commit=True"):
+        import_pairs(bank, [(1, *PAIRS[0])], encode=embedder.encode, bulk_index=True, commit=False)
