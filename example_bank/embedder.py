@@ -122,12 +122,7 @@ class Embedder:
             except Exception as exc:  # export or runtime trouble: PyTorch computes the same vectors
                 problem = exc.message if isinstance(exc, ConfigError) else f"{type(exc).__name__}: {exc}"
         if encoder is not None:
-            dims = encoder.encode(["dimension check"]).shape[1]
-            if dims != DIMENSIONS:
-                raise ConfigError(
-                    f"Embedding model {self.model_path} has {dims} dimensions; the bank stores {DIMENSIONS}.",
-                    hint="Use all-MiniLM-L6-v2 or another 384-dimensional model.",
-                )
+            _check_dimensions(encoder.encode(["dimension check"]).shape[1], self.model_path)
             self._onnx = encoder
             self._model = None  # the PyTorch model was only needed to export
             return "onnx"
@@ -200,13 +195,16 @@ def _load_sentence_transformer(model_path: Path, threads: int):
     torch.set_num_threads(threads)
     model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
     dims_fn = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-    dims = dims_fn()
+    _check_dimensions(dims_fn(), model_path)
+    return model
+
+
+def _check_dimensions(dims: int, model_path: Path) -> None:
     if dims != DIMENSIONS:
         raise ConfigError(
             f"Embedding model {model_path} has {dims} dimensions; the bank stores {DIMENSIONS}.",
             hint="Use all-MiniLM-L6-v2 or another 384-dimensional model.",
         )
-    return model
 
 
 def get_embedder(model: str | os.PathLike[str] | None = None) -> Embedder:

@@ -192,20 +192,34 @@ class BankContext:
     def mask(self, question: str) -> MaskedQuestion:
         return mask_question(question, self.vocabulary, self.values)
 
-    def run_limit0(self, sql: str) -> None:
-        if self.target_url is None:
-            return
+    def safe_executor(self):
+        """The safe executor on the target (opened on first use, closed by :meth:`close`)."""
         if self.executor is None:
             from sqlgenie.executor import SafeExecutor
 
             self.executor = SafeExecutor(self.target_url, statement_timeout_ms=10_000, row_cap=1)
+        return self.executor
+
+    def run_limit0(self, sql: str) -> None:
+        if self.target_url is None:
+            return
         probe = exp.select("*").from_(parse_sql(sql).subquery("q")).limit(0).sql(dialect="postgres")
-        self.executor.run(probe)
+        self.safe_executor().run(probe)
 
     def close(self) -> None:
         if self.executor is not None:
             self.executor.close()
             self.executor = None
+
+
+def _check_inputs(question: str | None, sql: str | None) -> None:
+    """What a pair needs before its SQL is parsed: a question and some SQL."""
+    if not sql or not sql.strip():
+        raise SQLSyntaxError("The SQL is empty.", sql=sql)
+    if sql.startswith("\x00"):  # a reader's note about an unreadable row
+        raise InputError(sql[1:])
+    if not question or not question.strip():
+        raise InputError("The question is empty.", hint="Give the natural-language question the SQL answers.")
 
 
 def validate_pair(
@@ -215,43 +229,32 @@ def validate_pair(
     *,
     dialect: str = "postgres",
     execute: bool = True,
-    checked: dict[str, SqlGenieError | None] | None = None,
 ) -> SQLAnalysis:
     """Check one pair (see the module docstring); returns the analysis of its SQL or
-    raises a typed error whose message says what is wrong. ``checked`` caches the
-    outcome of the allow-list, table and LIMIT 0 checks per SQL skeleton (imports:
-    statements that differ only in literal values are checked once)."""
-    if not question or not question.strip():
-        raise InputError("The question is empty.", hint="Give the natural-language question the SQL answers.")
-    if not sql or not sql.strip():
-        raise SQLSyntaxError("The SQL is empty.", sql=sql)
-    if sql.startswith("\x00"):
-        raise InputError(sql[1:])
+    raises a typed error whose message says what is wrong."""
+    _check_inputs(question, sql)
     analysis = analyze_sql(sql, dialect, known_columns=ctx.target_columns if dialect == "sqlite" else None)
-    key = analysis.skeleton
-    if checked is not None and key in checked:
-        error = checked[key]
-        if error is not None:
-            raise error
-        return analysis
-    try:
-        _check_analysis(ctx, analysis, execute)
-    except SqlGenieError as exc:
-        if checked is not None:
-            checked[key] = exc
-        raise
-    if checked is not None:
-        checked[key] = None
+    _static_check(ctx, analysis, allow_list=True)
+    if execute:
+        ctx.run_limit0(analysis.sql)
     return analysis
 
 
-def _check_analysis(ctx: BankContext, analysis: SQLAnalysis, execute: bool) -> None:
-    from sqlgenie.executor import validate_sql
+def _static_check(ctx: BankContext, analysis: SQLAnalysis, *, allow_list: bool) -> None:
+    """The checks that need no database: the allow-list (unless the plan check runs it)
+    and the available tables."""
+    if allow_list:
+        from sqlgenie.executor import validate_sql
 
-    validate_sql(analysis.sql)
-    _check_tables(ctx, analysis)
-    if execute:
-        ctx.run_limit0(analysis.sql)
+        validate_sql(analysis.sql)
+    if ctx.allowed is not None:
+        missing = [t for t in analysis.tables if t not in ctx.allowed]
+        if missing:
+            raise UnknownTableError(
+                f"The SQL uses table(s) not available on the target: {', '.join(missing)}.",
+                hint="Onboard the table first (or check its name and schema); the bank only keeps "
+                "examples whose tables are onboarded on the current target.",
+            )
 
 
 # --------------------------------------------------------------------------- adding
@@ -280,27 +283,6 @@ def add_pair(
     vector = encode([embedding_text(masked)])[0]
     result = BankStore(ctx.store).add(_new_example(question, masked, analysis, vector, status, source, model_name))
     return result, masked, analysis
-
-
-def _static_check(ctx: BankContext, analysis: SQLAnalysis, *, allow_list: bool) -> None:
-    """The checks that need no database: the allow-list (unless the plan check runs it)
-    and the available tables."""
-    if allow_list:
-        from sqlgenie.executor import validate_sql
-
-        validate_sql(analysis.sql)
-    _check_tables(ctx, analysis)
-
-
-def _check_tables(ctx: BankContext, analysis: SQLAnalysis) -> None:
-    if ctx.allowed is not None:
-        missing = [t for t in analysis.tables if t not in ctx.allowed]
-        if missing:
-            raise UnknownTableError(
-                f"The SQL uses table(s) not available on the target: {', '.join(missing)}.",
-                hint="Onboard the table first (or check its name and schema); the bank only keeps "
-                "examples whose tables are onboarded on the current target.",
-            )
 
 
 @dataclass
@@ -390,11 +372,7 @@ def import_pairs(
             if item.analysis.skeleton not in checked:
                 new.setdefault(item.analysis.skeleton, item.analysis.sql)
         if new:
-            if ctx.executor is None:
-                from sqlgenie.executor import SafeExecutor
-
-                ctx.executor = SafeExecutor(ctx.target_url, statement_timeout_ms=10_000, row_cap=1)
-            for key, outcome in zip(new, ctx.executor.plan_many(list(new.values()))):
+            for key, outcome in zip(new, ctx.safe_executor().plan_many(list(new.values()))):
                 checked[key] = outcome
         kept = []
         for item in batch:
@@ -448,12 +426,7 @@ def import_pairs(
         for row, question, sql in pairs:
             report.rows += 1
             try:
-                if not sql or not sql.strip():
-                    raise SQLSyntaxError("The SQL is empty.", sql=sql)
-                if sql.startswith("\x00"):
-                    raise InputError(sql[1:])
-                if not question or not question.strip():
-                    raise InputError("The question is empty.", hint="Give the natural-language question the SQL answers.")
+                _check_inputs(question, sql)
                 key = f"{dialect}\x00{sql}"
                 cached = analyses.get(key)
                 if cached is None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -134,11 +135,11 @@ class SafeExecutor:
                 texts[i] = check_sql(sql).text
             except Exception as exc:  # SqlGenieError, TypeError on non-strings
                 outcomes[i] = exc
-        pending = list(texts)
+        pending = deque(texts)
         while pending:
             with self._transaction(timeout, search_path) as conn:
                 while pending:
-                    i = pending.pop(0)
+                    i = pending.popleft()
                     declare = pgsql.SQL("DECLARE {} NO SCROLL CURSOR FOR ").format(pgsql.Identifier(f"sqlgenie_plan_{i}"))
                     try:
                         conn.execute(declare + pgsql.SQL(texts[i]), binary=True)  # type: ignore[arg-type]
