@@ -188,6 +188,23 @@ def decide_join(store: psycopg.Connection, join_id: int, status: str) -> dict[st
     return row[0] if row else done
 
 
+def _catalog_column(store: psycopg.Connection, tid: int, schema: str, table: str, column: str) -> str:
+    """The stored name of ``column`` (exact, else a unique case-insensitive match); a clear
+    error naming the closest columns otherwise."""
+    names = [r[0] for r in store.execute(
+        "SELECT column_name FROM sqlgenie.catalog_columns WHERE table_id = %s ORDER BY ordinal", (tid,))]
+    if column in names:
+        return column
+    low = [n for n in names if n.lower() == column.lower()]
+    if len(low) == 1:
+        return low[0]
+    close = closest_names(column, names)
+    raise InputError(
+        f"{schema}.{table} has no column {column!r}.",
+        hint=f"Closest columns: {', '.join(close)}." if close else f"Columns: {', '.join(names)}.",
+    )
+
+
 def set_column(
     store: psycopg.Connection,
     spec: str,
@@ -201,22 +218,10 @@ def set_column(
     """Human edit of one column; the edited fields are kept on re-onboarding."""
     table_spec, column = split_column_spec(spec)
     tid, schema, table = resolve_onboarded(store, table_spec)
+    name = _catalog_column(store, tid, schema, table, column)
     row = store.execute(
-        "SELECT id, column_name FROM sqlgenie.catalog_columns WHERE table_id = %s AND column_name = %s", (tid, column)
+        "SELECT id, column_name FROM sqlgenie.catalog_columns WHERE table_id = %s AND column_name = %s", (tid, name)
     ).fetchone()
-    if row is None:
-        names = [r[0] for r in store.execute("SELECT column_name FROM sqlgenie.catalog_columns WHERE table_id = %s", (tid,))]
-        low = [n for n in names if n.lower() == column.lower()]
-        if len(low) == 1:
-            row = store.execute(
-                "SELECT id, column_name FROM sqlgenie.catalog_columns WHERE table_id = %s AND column_name = %s", (tid, low[0])
-            ).fetchone()
-        else:
-            close = closest_names(column, names)
-            raise InputError(
-                f"{schema}.{table} has no column {column!r}.",
-                hint=f"Closest columns: {', '.join(close)}." if close else f"Columns: {', '.join(names)}.",
-            )
     if aggregation is not None:
         aggregation = aggregation.upper()
         if aggregation not in AGGREGATIONS:
@@ -252,3 +257,98 @@ def set_column(
     ).fetchone()
     return {"table": f"{schema}.{table}", "column": out[0], "synonyms": list(out[1] or []), "aggregation": out[2],
             "mandatory": out[3], "description": out[4], "searchable": out[5], "human_fields": sorted(out[6] or [])}
+
+
+def key_violations(target: psycopg.Connection, schema: str, table: str, columns: list[str],
+                   *, timeout_ms: int) -> dict[str, int]:
+    """Rows, rows with a NULL in ``columns`` and duplicate rows over them, counted on the
+    whole table in a read-only transaction that is rolled back."""
+    ids = [sql.Identifier(c) for c in columns]
+    query = sql.SQL(
+        "SELECT count(*), count(*) FILTER (WHERE NOT ({nn})), count(*) FILTER (WHERE {nn}) - count(DISTINCT ({cols})) FILTER (WHERE {nn})"
+        " FROM {t}"
+    ).format(nn=sql.SQL(" AND ").join(sql.SQL("{} IS NOT NULL").format(i) for i in ids),
+             cols=sql.SQL(", ").join(ids), t=sql.Identifier(schema, table))
+    with target.transaction(force_rollback=True):
+        target.execute("SET TRANSACTION READ ONLY")
+        target.execute("SELECT set_config('statement_timeout', %s, true)", (str(int(timeout_ms)),))
+        try:
+            rows, nulls, dups = target.execute(query).fetchone()
+        except psycopg.errors.QueryCanceled as exc:
+            raise InputError(
+                f"Checking that ({', '.join(columns)}) is unique in {schema}.{table} took longer than {timeout_ms} ms.",
+                hint="Pass --force to set the key without the check, or raise SQLGENIE_STATEMENT_TIMEOUT_MS.",
+            ) from exc
+        except psycopg.errors.UndefinedTable as exc:
+            raise UnknownTableError(
+                f"{schema}.{table} is onboarded but no longer exists on the target database.",
+                hint="Re-create it, or remove it from the catalog by onboarding the schema again.",
+            ) from exc
+    return {"rows": int(rows), "null_rows": int(nulls), "duplicate_rows": int(dups)}
+
+
+def set_primary_key(
+    store: psycopg.Connection,
+    spec: str,
+    columns: list[str] | None,
+    *,
+    target: psycopg.Connection | None = None,
+    no_key: bool = False,
+    reset: bool = False,
+    force: bool = False,
+    timeout_ms: int = 30_000,
+) -> dict[str, Any]:
+    """A person sets (or confirms) a table's primary key, declares it has none (``no_key``),
+    or hands it back to inference (``reset``). The key is checked on the data (no NULL, no
+    duplicate) unless ``force``; a declared ``PRIMARY KEY`` cannot be overridden. Kept on
+    re-onboarding; it takes effect for joins inferred from then on."""
+    chosen = [c for c in (columns or []) if c.strip()]
+    if sum((bool(chosen), no_key, reset)) != 1:
+        raise InputError("Give the key's columns, or --none, or --reset (one of them).",
+                         hint="Example: sqlgenie tables set-key sales.order_lines order_no line_no")
+    tid, schema, table = resolve_onboarded(store, spec)
+    pk, source, human, profile = store.execute(
+        "SELECT primary_key, pk_source, human_fields, profile FROM sqlgenie.catalog_tables WHERE id = %s", (tid,)
+    ).fetchone()
+    if source == "declared":
+        raise InputError(
+            f"{schema}.{table} declares PRIMARY KEY ({', '.join(pk)}); a declared key is not overridden.",
+            hint="Change the constraint on the database, then run `sqlgenie onboard table` again.",
+        )
+    check: dict[str, int] | None = None
+    if reset:
+        machine = (profile or {}).get("machine_key") or {}
+        if machine:  # the key inference picked at the last onboarding
+            new_key, new_source = list(machine.get("columns") or []), machine.get("source") or "none"
+        elif "primary_key" in (human or []):  # onboarded before machine keys were kept
+            new_key, new_source = [], "none"
+        else:
+            new_key, new_source = list(pk or []), source
+        fields_sql = "array_remove(human_fields, 'primary_key')"
+    else:
+        new_key = [] if no_key else list(dict.fromkeys(_catalog_column(store, tid, schema, table, c.strip())
+                                                        for c in chosen))
+        new_source = "human"
+        fields_sql = "(SELECT array_agg(DISTINCT f) FROM unnest(human_fields || 'primary_key'::text) f)"
+        if new_key and not force:
+            if target is None:
+                raise InputError("No target connection to check the key on.", hint="Pass --force to skip the check.")
+            check = key_violations(target, schema, table, new_key, timeout_ms=timeout_ms)
+            problems = ([f"{check['null_rows']:,} have a NULL in it"] if check["null_rows"] else []) + (
+                [f"{check['duplicate_rows']:,} repeat another row's values"] if check["duplicate_rows"] else [])
+            if problems:
+                raise InputError(
+                    f"({', '.join(new_key)}) is not a key of {schema}.{table}: of its {check['rows']:,} rows, "
+                    + " and ".join(problems) + ".",
+                    hint="Pick other columns (`sqlgenie tables show` lists them), or pass --force to set it anyway.",
+                )
+    with store.transaction():
+        catalog_writer.lock(store)
+        store.execute(
+            sql.SQL("UPDATE sqlgenie.catalog_tables SET primary_key = %s, pk_source = %s, human_fields = {} WHERE id = %s")
+            .format(sql.SQL(fields_sql)),
+            (new_key, new_source, tid),
+        )
+    return {"table": f"{schema}.{table}", "primary_key": new_key, "pk_source": new_source,
+            "previous": {"primary_key": list(pk or []), "pk_source": source}, "checked": check,
+            "kept_on_reonboarding": not reset}

@@ -9,7 +9,8 @@ Human decisions survive re-onboarding:
 
 * column fields listed in ``catalog_columns.human_fields`` (synonyms, aggregation,
   mandatory, description) and table fields in ``catalog_tables.human_fields``
-  (primary_key, description) are not overwritten;
+  (primary_key, description) are not overwritten (a person's primary key ends when the
+  table gets a declared ``PRIMARY KEY`` or loses one of its columns);
 * joins decided by a human (``decided_by = 'human'``) keep their status; their
   score, evidence and cost are refreshed.
 """
@@ -68,7 +69,8 @@ class WriteResult:
     kept_human: list[str] = field(default_factory=list)
 
 
-def _lock(store: psycopg.Connection) -> None:
+def lock(store: psycopg.Connection) -> None:
+    """Serialize catalog writers (onboarding, human edits) on one advisory lock."""
     store.execute("SELECT pg_advisory_xact_lock(%s)", (ONBOARD_LOCK_KEY,))
 
 
@@ -82,7 +84,7 @@ def write_table(
     """Write ``ob`` in one transaction (``store`` must not be inside a failed transaction)."""
     cost_model = cost_model or CostModel()
     with store.transaction():
-        _lock(store)
+        lock(store)
         table_id, kept = _upsert_table(store, ob)
         col_ids, kept_cols = _upsert_columns(store, table_id, ob)
         kept += kept_cols
@@ -95,7 +97,11 @@ def write_table(
 
 def _upsert_table(store: psycopg.Connection, ob: TableOnboarding) -> tuple[int, list[str]]:
     p = ob.profile
-    profile_json = {**p.to_json(), "key_evidence": ob.key.evidence, "timings": {k: round(v, 4) for k, v in ob.timings.items()}}
+    machine_key = ob.key.evidence.get("inferred_key") or {"columns": ob.key.columns, "source": ob.key.source}
+    profile_json = {**p.to_json(), "key_evidence": ob.key.evidence, "machine_key": machine_key,
+                    "timings": {k: round(v, 4) for k, v in ob.timings.items()}}
+    # a declared PRIMARY KEY, or a person's key naming columns that are gone, ends the person's key
+    drop_human_pk = ob.key.source == "declared" or "human_key_dropped" in ob.key.evidence
     row = store.execute(
         """
         INSERT INTO sqlgenie.catalog_tables AS t
@@ -106,8 +112,11 @@ def _upsert_table(store: psycopg.Connection, ob: TableOnboarding) -> tuple[int, 
         ON CONFLICT (schema_name, table_name) DO UPDATE SET
             row_estimate = EXCLUDED.row_estimate,
             description = CASE WHEN 'description' = ANY(t.human_fields) THEN t.description ELSE EXCLUDED.description END,
-            primary_key = CASE WHEN 'primary_key' = ANY(t.human_fields) THEN t.primary_key ELSE EXCLUDED.primary_key END,
-            pk_source = CASE WHEN 'primary_key' = ANY(t.human_fields) THEN t.pk_source ELSE EXCLUDED.pk_source END,
+            primary_key = CASE WHEN 'primary_key' = ANY(t.human_fields) AND NOT %(drop_pk)s
+                               THEN t.primary_key ELSE EXCLUDED.primary_key END,
+            pk_source = CASE WHEN 'primary_key' = ANY(t.human_fields) AND NOT %(drop_pk)s
+                             THEN t.pk_source ELSE EXCLUDED.pk_source END,
+            human_fields = CASE WHEN %(drop_pk)s THEN array_remove(t.human_fields, 'primary_key') ELSE t.human_fields END,
             partition_pick = EXCLUDED.partition_pick,
             index_picks = EXCLUDED.index_picks,
             profile = EXCLUDED.profile,
@@ -117,7 +126,7 @@ def _upsert_table(store: psycopg.Connection, ob: TableOnboarding) -> tuple[int, 
         """,
         {
             "schema": p.schema, "table": p.name, "rows": p.row_count, "descr": p.description,
-            "pk": ob.key.columns, "pk_source": ob.key.source,
+            "pk": ob.key.columns, "pk_source": ob.key.source, "drop_pk": drop_human_pk,
             "part": json.dumps(ob.partition) if ob.partition else None,
             "picks": json.dumps([pk.to_json() for pk in ob.index_picks]),
             "profile": json.dumps(profile_json, default=str), "options": json.dumps(ob.options, default=str),
@@ -348,7 +357,7 @@ def set_join_status(store: psycopg.Connection, join_id: int, status: str) -> dic
     if status not in ("accepted", "rejected", "proposed"):
         raise ValueError(status)
     with store.transaction():
-        _lock(store)
+        lock(store)
         row = store.execute(
             "UPDATE sqlgenie.catalog_joins SET status = %s, decided_by = %s, updated_at = now() WHERE id = %s"
             " RETURNING from_table_id",
@@ -363,7 +372,7 @@ def set_join_status(store: psycopg.Connection, join_id: int, status: str) -> dic
 def forget_tables(store: psycopg.Connection, schema: str, tables: list[str] | None = None) -> int:
     """Remove tables (and their columns, values and joins) from the catalog."""
     with store.transaction():
-        _lock(store)
+        lock(store)
         cur = store.execute(
             "DELETE FROM sqlgenie.catalog_tables WHERE schema_name = %s AND (%s::text[] IS NULL OR table_name = ANY(%s::text[]))",
             (schema, tables, tables),

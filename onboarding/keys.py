@@ -35,6 +35,7 @@ Plain measures (floats, timestamps, long text) never qualify as single keys.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,9 @@ from psycopg import sql
 from onboarding.names import ID_TOKENS, STRONG_ID_TOKENS, split_identifier, strip_id, table_words, words_match
 from onboarding.profile import ColumnProfile, TableProfile, sample_clause
 
+#: A composite key whose rows would be unique by coincidence at least this often is weak
+#: evidence: ``tables show`` asks a person to confirm it (``sqlgenie tables set-key``).
+WEAK_KEY_CHANCE = 0.05
 #: Smallest single-column score accepted as a primary key.
 SINGLE_MIN_SCORE = 2.0
 MAX_COMPOSITE_COLUMNS = 4
@@ -281,6 +285,20 @@ def unique_combination(conn: psycopg.Connection, prof: TableProfile, pool: list[
     return None
 
 
+def chance_unique(rows: int, distinct: list[float | None]) -> float | None:
+    """How often ``rows`` rows would be unique over these columns by coincidence alone, if each
+    column's values were drawn independently and uniformly from its distinct values:
+    exp(-n(n-1) / 2·∏dᵢ) (the birthday bound). ``None`` when a distinct count is unknown."""
+    if rows < 2:
+        return 1.0
+    if any(d is None or d <= 0 for d in distinct):
+        return None
+    space = 1.0
+    for d in distinct:
+        space *= float(d)  # type: ignore[arg-type]
+    return math.exp(-rows * (rows - 1) / (2.0 * space))
+
+
 def _how(prof: TableProfile, what: str) -> str:
     return what + ("" if prof.exact else " (estimated: statistics and a TABLESAMPLE)")
 
@@ -304,7 +322,12 @@ def infer_primary_key(conn: psycopg.Connection, prof: TableProfile) -> KeyPick:
     ranked = [{"column": c.name, "score": round(s, 2)} for s, c in singles[:5]]
 
     def pick(cols: list[str], what: str, **extra: Any) -> KeyPick:
-        return KeyPick(cols, "inferred", {"reason": _how(prof, what), **extra, "candidates": ranked})
+        evidence: dict[str, Any] = {"reason": _how(prof, what), "rows": prof.row_count, **extra}
+        if len(cols) > 1:
+            chance = chance_unique(prof.row_count, [by_name[c].n_distinct for c in cols])
+            if chance is not None:
+                evidence["chance_unique"] = round(chance, 4)
+        return KeyPick(cols, "inferred", {**evidence, "candidates": ranked})
 
     junction = [] if leads_with_own_key(prof) else _junction_columns(prof)
     if junction and _unique_on_data(conn, prof, [c.name for c in junction]):

@@ -187,6 +187,9 @@ def _onboard(
     # 2. primary key
     t0 = phase("keys")
     key = keys.infer_primary_key(target, prof)
+    key, note = _with_human_key(store, prof, key)
+    if note:
+        notes.append(note)
     timings["keys"] = time.perf_counter() - t0
 
     # 3. column metadata
@@ -283,6 +286,30 @@ def _onboard(
         notes=notes + [f"kept human edit: {k}" for k in written.kept_human], timings=timings,
         candidates=cands, key_evidence=key.evidence,
     )
+
+
+def _with_human_key(store: psycopg.Connection, prof: profile.TableProfile,
+                    inferred: keys.KeyPick) -> tuple[keys.KeyPick, str | None]:
+    """The key a person set with ``sqlgenie tables set-key`` wins over the inferred one, so
+    joins, aggregations and index picks of this onboarding use it too. A person's key that
+    names a column the table no longer has is dropped (the note says so)."""
+    row = store.execute(
+        "SELECT primary_key FROM sqlgenie.catalog_tables"
+        " WHERE schema_name = %s AND table_name = %s AND 'primary_key' = ANY(human_fields)",
+        (prof.schema, prof.name),
+    ).fetchone()
+    if row is None or prof.primary_key:
+        return inferred, None  # a declared PRIMARY KEY is the truth; set-key refuses to override it
+    human = list(row[0] or [])
+    inferred.evidence["inferred_key"] = {"columns": inferred.columns, "source": inferred.source}
+    missing = [c for c in human if prof.column(c) is None]
+    if missing:
+        inferred.evidence["human_key_dropped"] = human
+        return inferred, (f"the primary key set by a person ({', '.join(human)}) names columns the table no longer "
+                          f"has ({', '.join(missing)}); using the inferred key instead. "
+                          "Set it again with `sqlgenie tables set-key`.")
+    return keys.KeyPick(human, "human", {"reason": "set by a person (sqlgenie tables set-key)",
+                                         "inferred_key": {"columns": inferred.columns, "source": inferred.source}}), None
 
 
 def _catalog_pks(store: psycopg.Connection, schemas: list[str] | None, exclude: tuple[str, str]) -> dict[tuple[str, str], list[str]]:

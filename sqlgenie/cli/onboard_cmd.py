@@ -212,6 +212,23 @@ def tables_list(
     console.print(t)
 
 
+def _key_note(info: dict[str, Any]) -> str | None:
+    """Why the table has its key, and whether a person should confirm it."""
+    ev = info.get("pk_evidence") or {}
+    if info["pk_source"] == "human":
+        return "primary key set by a person (sqlgenie tables set-key --reset hands it back to inference)"
+    if info["pk_source"] != "inferred":
+        return None
+    from onboarding.keys import WEAK_KEY_CHANCE
+
+    note = f"inferred: {ev.get('reason', 'unique and never NULL in the data')}"
+    chance = ev.get("chance_unique")
+    if chance is not None and chance >= WEAK_KEY_CHANCE:
+        note += (f"; {ev.get('rows', info['rows']) or 0:,} rows would be unique over these columns by coincidence "
+                 f"{100 * chance:.0f}% of the time: confirm it with `sqlgenie tables set-key`, or --none")
+    return note
+
+
 @tables_app.command("show")
 def tables_show(
     table: str = typer.Argument(..., help="An onboarded table: SCHEMA.TABLE or TABLE."),
@@ -232,6 +249,9 @@ def tables_show(
         return
     console.print(f"[bold]{info['schema']}.{info['table']}[/]: {info['rows'] or 0:,} rows, primary key "
                   f"{', '.join(info['primary_key']) or '—'} ({info['pk_source']})", highlight=False)
+    key_note = _key_note(info)
+    if key_note:
+        console.print(f"  [dim]{key_note}[/]", highlight=False)
     t = Table(show_lines=False)
     for col in ("column", "type", "PK", "null %", "distinct", "aggregation", "synonyms", "searchable", "mandatory"):
         t.add_column(col)
@@ -257,6 +277,46 @@ def tables_show(
         if c["top_values"]:
             shown = ", ".join(f"{v['value']} ({v['frequency']:,})" for v in c["top_values"])
             console.print(f"  values {c['column']}: {shown}", highlight=False)
+
+
+@tables_app.command("set-key")
+def tables_set_key(
+    table: str = typer.Argument(..., help="An onboarded table: SCHEMA.TABLE or TABLE."),
+    columns: Optional[list[str]] = typer.Argument(None, help="The key's columns, in order (a composite key takes several)."),
+    no_key: bool = typer.Option(False, "--none", help="The table has no primary key (a log or a link table)."),
+    reset: bool = typer.Option(False, "--reset", help="Drop the person's key: back to the inferred one."),
+    force: bool = typer.Option(False, "--force", help="Skip the check that the columns are unique and never NULL in the data."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Set, confirm or remove a table's primary key by hand (kept on re-onboarding).
+
+    Inferred keys come from uniqueness in the data; on a small table a unique column or
+    pair can be a coincidence (`tables show` says when). The key is checked on the data
+    (no NULL, no duplicate) unless --force; a declared PRIMARY KEY is never overridden.
+    Joins inferred from then on use it.
+
+    Example: sqlgenie tables set-key sales.order_lines order_no line_no
+    """
+    from onboarding.catalog_admin import set_primary_key
+    from sqlgenie.store import open_connection, target_url
+
+    settings = get_settings()
+    with _store() as store:
+        if columns and not force:
+            with open_connection(target_url(settings), autocommit=True) as target:
+                out = set_primary_key(store, table, columns, target=target, no_key=no_key, reset=reset,
+                                      timeout_ms=settings.statement_timeout_ms)
+        else:
+            out = set_primary_key(store, table, columns, no_key=no_key, reset=reset, force=force)
+    if as_json:
+        print_json(out)
+        return
+    key = ", ".join(out["primary_key"]) or "none"
+    before = ", ".join(out["previous"]["primary_key"]) or "none"
+    checked = out["checked"]
+    how = f"; checked on {checked['rows']:,} rows" if checked else (" (not checked: --force)" if force and columns else "")
+    console.print(f"{out['table']}: primary key [bold]{key}[/] ({out['pk_source']}), was {before} "
+                  f"({out['previous']['pk_source']}){how}", highlight=False)
 
 
 # --- joins -------------------------------------------------------------------------------------------
