@@ -136,6 +136,8 @@ def _cli(url: str, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_cli_set_key_and_show(club, fresh_db_url):
+    onboarded = _cli(fresh_db_url, "onboard", "table", "club.member_of_club", "--no-index-benefit")
+    assert onboarded.returncode == 0 and "by coincidence 37% of the time" in " ".join(onboarded.stdout.split())
     shown = _cli(fresh_db_url, "tables", "show", "club.member_of_club")
     assert shown.returncode == 0 and "by coincidence" in shown.stdout and "tables set-key" in shown.stdout
     proc = _cli(fresh_db_url, "tables", "set-key", "club.member_of_club", "stuid", "clubid", "--json")

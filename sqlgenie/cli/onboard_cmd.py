@@ -64,6 +64,9 @@ def _render_result(res: Any) -> None:
         f"{len(res.searchable)} searchable ({res.cached_values:,} cached values), {res.seconds:.2f} s",
         highlight=False,
     )
+    key_note = _key_note({"pk_source": res.pk_source, "pk_evidence": res.key_evidence, "rows": res.rows})
+    if key_note and res.pk_source == "inferred" and "coincidence" in key_note:
+        console.print(f"  [yellow]key[/]: {key_note}", highlight=False)
     shown = [j for j in res.joins if j["status"] != "rejected"]
     for j in shown[:12]:
         colour = {"accepted": "green", "proposed": "yellow"}.get(j["status"], "red")
