@@ -20,9 +20,9 @@ ANALYZE;
 """
 
 
-def _cli(url: str, *args: str) -> subprocess.CompletedProcess:
+def _cli(url: str, *args: str, width: int = 200) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SQLGENIE_")}
-    env.update(SQLGENIE_DATABASE_URL=url, SQLGENIE_DATA_DIR=os.environ["SQLGENIE_DATA_DIR"], COLUMNS="200")
+    env.update(SQLGENIE_DATABASE_URL=url, SQLGENIE_DATA_DIR=os.environ["SQLGENIE_DATA_DIR"], COLUMNS=str(width))
     return subprocess.run([sys.executable, "-m", "sqlgenie", *args], capture_output=True, text=True, env=env, timeout=120)
 
 
@@ -73,3 +73,15 @@ def test_cli_errors(shop_url: str):
     assert proc.returncode == 2 and "not onboarded" in proc.stderr
     proc = _cli(shop_url, "joins", "list", "--status", "maybe")
     assert proc.returncode == 2 and "--status" in proc.stderr
+
+
+def test_cli_tables_readable_in_an_80_column_terminal(shop_url: str):
+    _json(_cli(shop_url, "onboard", "schema", "shop", "--json", "--no-index-benefit"))
+    for args in (("tables", "show", 'shop."Order Items"'), ("tables", "list"), ("joins", "list")):
+        proc = _cli(shop_url, *args, width=80)
+        assert proc.returncode == 0, proc.stderr
+        assert "…" not in proc.stdout, args  # folded, never cut
+        assert max(len(line) for line in proc.stdout.splitlines()) <= 80, args
+    show = _cli(shop_url, "tables", "show", 'shop."Order Items"', width=80).stdout
+    assert "total_amt" in show and "synonyms total_amt: total amt, total amount" in show
+    assert "synonyms total_amt" not in _cli(shop_url, "tables", "show", 'shop."Order Items"', width=160).stdout

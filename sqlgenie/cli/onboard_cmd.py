@@ -205,14 +205,32 @@ def tables_list(
     if not rows:
         console.print("No onboarded tables. Try: sqlgenie onboard schema demo")
         return
-    t = Table(title="onboarded tables", title_justify="left")
-    for col in ("table", "rows", "primary key", "columns", "searchable", "joins (accepted/proposed)", "onboarded"):
-        t.add_column(col)
+    t = Table(title="onboarded tables", title_justify="left",
+              caption="joins: accepted/proposed; searchable: text columns with cached values", caption_justify="left")
+    t.add_column("table", overflow="fold", ratio=2)
+    t.add_column("rows", justify="right", no_wrap=True)
+    t.add_column("primary key", overflow="fold", ratio=2)
+    t.add_column("cols", justify="right", no_wrap=True)
+    t.add_column("searchable", justify="right", no_wrap=True)
+    t.add_column("joins", justify="right", no_wrap=True)
+    t.add_column("onboarded", overflow="fold", ratio=1)
     for r in rows:
         t.add_row(f"{r['schema']}.{r['table']}", f"{r['rows'] or 0:,}", ", ".join(r["primary_key"]) + f" ({r['pk_source']})",
                   str(r["columns"]), str(r["searchable"]), f"{r['joins_accepted']}/{r['joins_proposed']}",
                   r["onboarded_at"].strftime("%Y-%m-%d %H:%M"))
     console.print(t)
+
+
+_TYPE_SHORT = {"timestamp without time zone": "timestamp", "timestamp with time zone": "timestamptz",
+               "character varying": "varchar", "double precision": "float8", "time without time zone": "time"}
+
+
+def _short_type(data_type: str) -> str:
+    """``timestamp without time zone`` -> ``timestamp``, ``character varying(20)`` -> ``varchar(20)``."""
+    for long, short in _TYPE_SHORT.items():
+        if data_type.startswith(long):
+            return short + data_type[len(long):]
+    return data_type
 
 
 def _key_note(info: dict[str, Any]) -> str | None:
@@ -255,17 +273,31 @@ def tables_show(
     key_note = _key_note(info)
     if key_note:
         console.print(f"  [dim]{key_note}[/]", highlight=False)
-    t = Table(show_lines=False)
-    for col in ("column", "type", "PK", "null %", "distinct", "aggregation", "synonyms", "searchable", "mandatory"):
-        t.add_column(col)
+    wide = console.width >= 110  # narrower terminals get the synonyms as lines under the table
+    t = Table(show_lines=False, caption="flags: K primary key, M mandatory; cached: values cached for fuzzy matching",
+              caption_justify="left")
+    t.add_column("column", no_wrap=True, overflow="fold", min_width=6)
+    t.add_column("type", overflow="fold")
+    t.add_column("flags", no_wrap=True)
+    for head in ("null%", "distinct"):
+        t.add_column(head, justify="right", no_wrap=True)
+    t.add_column("agg", overflow="fold")
+    t.add_column("cached", justify="right", no_wrap=True)
+    if wide:
+        t.add_column("synonyms", ratio=1, min_width=12)
     for c in info["columns"]:
-        t.add_row(
-            c["column"], c["type"], "✓" if c["primary_key"] else "",
+        row = [
+            c["column"], _short_type(c["type"]), ("K" if c["primary_key"] else "") + ("M" if c["mandatory"] else ""),
             "" if c["null_frac"] is None else f"{100 * c['null_frac']:.1f}",
             "" if c["distinct"] is None else f"{c['distinct']:,.0f}", c["aggregation"] or "",
-            ", ".join(c["synonyms"][:5]), f"{c['cached_values']:,}" if c["searchable"] else "", "✓" if c["mandatory"] else "",
-        )
+            f"{c['cached_values']:,}" if c["searchable"] else "",
+        ]
+        t.add_row(*row, *([", ".join(c["synonyms"][:4])] if wide else []))
     console.print(t)
+    if not wide:
+        for c in info["columns"]:
+            if c["synonyms"]:
+                console.print(f"  synonyms {c['column']}: {', '.join(c['synonyms'][:6])}", highlight=False)
     for j in info["joins"]:
         if j["status"] == "rejected":
             continue
@@ -346,9 +378,16 @@ def joins_list(
     if not rows:
         console.print("No joins" + (f" with status {status}" if status else "") + ".")
         return
-    t = Table()
-    for col in ("id", "referencing", "referenced", "score", "inclusion", "status", "by", "cost ms"):
-        t.add_column(col)
+    t = Table(caption="incl.: share of the referencing values found in the referenced column; "
+                      "cost: the join cost model's estimate in ms", caption_justify="left")
+    t.add_column("id", justify="right", no_wrap=True)
+    t.add_column("referencing", overflow="fold", ratio=1)
+    t.add_column("referenced", overflow="fold", ratio=1)
+    t.add_column("score", justify="right", no_wrap=True)
+    t.add_column("incl.", justify="right", no_wrap=True)
+    t.add_column("status", no_wrap=True)
+    t.add_column("by", no_wrap=True)
+    t.add_column("cost", justify="right", no_wrap=True)
     for r in rows:
         t.add_row(str(r["id"]), f"{r['from']}({', '.join(r['from_columns'])})", f"{r['to']}({', '.join(r['to_columns'])})",
                   f"{r['score']:.2f}", "" if r["inclusion"] is None else f"{r['inclusion']:.2f}", r["status"],
