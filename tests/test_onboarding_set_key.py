@@ -15,7 +15,7 @@ import pytest
 from onboarding import catalog_admin
 from onboarding.keys import WEAK_KEY_CHANCE, chance_unique
 from onboarding.service import OnboardOptions, onboard_schema, onboard_table
-from sqlgenie.errors import InputError
+from sqlgenie.errors import InputError, UnknownTableError
 from sqlgenie.store import connect_store, open_connection, target_url
 
 CLUB_DDL = """
@@ -127,6 +127,15 @@ def test_a_declared_key_ends_a_person_key(club, fresh_db_url):
     onboard_table("club.student", settings=club, options=OPTS)
     info = _show(club, "club.student")
     assert (info["primary_key"], info["pk_source"]) == (["stuid"], "declared") and "primary_key" not in info["human_fields"]
+
+
+def test_a_table_gone_from_the_target_is_a_clear_error(club, fresh_db_url):
+    with psycopg.connect(fresh_db_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE club.member_of_club")
+    with pytest.raises(UnknownTableError) as err:
+        _set(club, "club.member_of_club", ["stuid", "clubid"])
+    assert "no longer exists" in str(err.value)
+    assert _show(club, "club.member_of_club")["pk_source"] == "inferred"  # catalog untouched
 
 
 def _cli(url: str, *args: str) -> subprocess.CompletedProcess:
