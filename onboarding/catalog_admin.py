@@ -10,6 +10,7 @@ from psycopg import sql
 
 from onboarding import catalog_writer
 from onboarding.aggregation import AGGREGATIONS
+from onboarding.keys import uniqueness_counts
 from onboarding.profile import closest_names, split_table_spec
 from sqlgenie.errors import InputError, UnknownTableError
 
@@ -263,17 +264,12 @@ def key_violations(target: psycopg.Connection, schema: str, table: str, columns:
                    *, timeout_ms: int) -> dict[str, int]:
     """Rows, rows with a NULL in ``columns`` and duplicate rows over them, counted on the
     whole table in a read-only transaction that is rolled back."""
-    ids = [sql.Identifier(c) for c in columns]
-    query = sql.SQL(
-        "SELECT count(*), count(*) FILTER (WHERE NOT ({nn})), count(*) FILTER (WHERE {nn}) - count(DISTINCT ({cols})) FILTER (WHERE {nn})"
-        " FROM {t}"
-    ).format(nn=sql.SQL(" AND ").join(sql.SQL("{} IS NOT NULL").format(i) for i in ids),
-             cols=sql.SQL(", ").join(ids), t=sql.Identifier(schema, table))
+    query = uniqueness_counts(sql.Identifier(schema, table), columns)
     with target.transaction(force_rollback=True):
         target.execute("SET TRANSACTION READ ONLY")
         target.execute("SELECT set_config('statement_timeout', %s, true)", (str(int(timeout_ms)),))
         try:
-            rows, nulls, dups = target.execute(query).fetchone()
+            rows, complete, distinct = target.execute(query).fetchone()
         except psycopg.errors.QueryCanceled as exc:
             raise InputError(
                 f"Checking that ({', '.join(columns)}) is unique in {schema}.{table} took longer than {timeout_ms} ms.",
@@ -284,7 +280,7 @@ def key_violations(target: psycopg.Connection, schema: str, table: str, columns:
                 f"{schema}.{table} is onboarded but no longer exists on the target database.",
                 hint="Re-create it, or remove it from the catalog by onboarding the schema again.",
             ) from exc
-    return {"rows": int(rows), "null_rows": int(nulls), "duplicate_rows": int(dups)}
+    return {"rows": int(rows), "null_rows": int(rows - complete), "duplicate_rows": int(complete - distinct)}
 
 
 def set_primary_key(

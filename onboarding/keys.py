@@ -239,15 +239,18 @@ def _sample(prof: TableProfile) -> sql.Composable:
     return sql.SQL("") if prof.exact else sample_clause(prof.row_count)[0]
 
 
-def _unique_on_data(conn: psycopg.Connection, prof: TableProfile, cols: list[str]) -> bool:
+def uniqueness_counts(table: sql.Composable, cols: list[str], sample: sql.Composable = sql.SQL("")) -> sql.Composed:
+    """``SELECT rows, rows with no NULL in cols, distinct cols among those`` over ``table``
+    (optionally a TABLESAMPLE): ``cols`` is a key when all three are equal and non-zero."""
     ids = [sql.Identifier(c) for c in cols]
     not_null = sql.SQL(" AND ").join(sql.SQL("{} IS NOT NULL").format(i) for i in ids)
-    row = conn.execute(
-        sql.SQL("SELECT count(*), count(*) FILTER (WHERE {nn}), count(DISTINCT ({cols})) FROM {t}{s}").format(
-            nn=not_null, cols=sql.SQL(", ").join(ids), t=prof.ident(), s=_sample(prof)
-        )
-    ).fetchone()
-    total, complete, distinct = row
+    return sql.SQL(
+        "SELECT count(*), count(*) FILTER (WHERE {nn}), count(DISTINCT ({cols})) FILTER (WHERE {nn}) FROM {t}{s}"
+    ).format(nn=not_null, cols=sql.SQL(", ").join(ids), t=table, s=sample)
+
+
+def _unique_on_data(conn: psycopg.Connection, prof: TableProfile, cols: list[str]) -> bool:
+    total, complete, distinct = conn.execute(uniqueness_counts(prof.ident(), cols, _sample(prof))).fetchone()
     return total > 0 and complete == total and distinct == total
 
 

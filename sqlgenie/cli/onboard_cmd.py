@@ -64,8 +64,8 @@ def _render_result(res: Any) -> None:
         f"{len(res.searchable)} searchable ({res.cached_values:,} cached values), {res.seconds:.2f} s",
         highlight=False,
     )
-    key_note = _key_note({"pk_source": res.pk_source, "pk_evidence": res.key_evidence, "rows": res.rows})
-    if key_note and res.pk_source == "inferred" and "coincidence" in key_note:
+    if res.pk_source == "inferred" and _weak_chance(res.key_evidence) is not None:
+        key_note = _key_note({"pk_source": res.pk_source, "pk_evidence": res.key_evidence, "rows": res.rows})
         console.print(f"  [yellow]key[/]: {key_note}", highlight=False)
     shown = [j for j in res.joins if j["status"] != "rejected"]
     for j in shown[:12]:
@@ -233,6 +233,14 @@ def _short_type(data_type: str) -> str:
     return data_type
 
 
+def _weak_chance(evidence: dict[str, Any] | None) -> float | None:
+    """The chance an inferred key is unique by coincidence, when it is high enough to ask a person."""
+    from onboarding.keys import WEAK_KEY_CHANCE
+
+    chance = (evidence or {}).get("chance_unique")
+    return chance if chance is not None and chance >= WEAK_KEY_CHANCE else None
+
+
 def _key_note(info: dict[str, Any]) -> str | None:
     """Why the table has its key, and whether a person should confirm it."""
     ev = info.get("pk_evidence") or {}
@@ -240,11 +248,9 @@ def _key_note(info: dict[str, Any]) -> str | None:
         return "primary key set by a person (sqlgenie tables set-key --reset hands it back to inference)"
     if info["pk_source"] != "inferred":
         return None
-    from onboarding.keys import WEAK_KEY_CHANCE
-
     note = f"inferred: {ev.get('reason', 'unique and never NULL in the data')}"
-    chance = ev.get("chance_unique")
-    if chance is not None and chance >= WEAK_KEY_CHANCE:
+    chance = _weak_chance(ev)
+    if chance is not None:
         note += (f"; {ev.get('rows', info['rows']) or 0:,} rows would be unique over these columns by coincidence "
                  f"{100 * chance:.0f}% of the time: confirm it with `sqlgenie tables set-key`, or --none")
     return note
