@@ -1,0 +1,94 @@
+"""Exact repairs: rewrites made only where a finding proves the problem and the
+fix is determined by the data or the catalog.
+
+Each repair is a function ``(ctx, findings, matcher, settings) -> (sql, changes) |
+None`` that proposes a rewrite when its finding is present; :func:`critique`
+runs the proposal and keeps it only when it is better (see there). The rewrites
+themselves are the autocorrectors' (:mod:`sqlgenie.autocorrect`), not new code:
+
+* ``identifiers_and_types``: a statement that does not bind or does not run goes
+  through identifier repair (one clear closest name) and datatype matching (a
+  literal cast to its column's type);
+* ``filter_values``: an empty result whose filter value does not occur in the data
+  goes through the value corrector (the close cached values of that column);
+* ``scalar_in``: ``x = (subquery)`` whose subquery returns several rows becomes
+  ``x IN (subquery)`` (``<>`` becomes ``NOT IN``), the only reading PostgreSQL runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from sqlglot import exp
+
+from sqlgenie.inference.critic.context import CheckContext
+from sqlgenie.inference.critic.findings import Finding
+
+__all__ = ["REPAIRS", "filter_values", "identifiers_and_types", "scalar_in"]
+
+Proposal = tuple[str, list[dict[str, str]]]
+Repair = Callable[[CheckContext, list[Finding], Any, Any], "Proposal | None"]
+
+
+def _settings(settings: Any, **switches: bool):
+    from sqlgenie.autocorrect.settings import AutocorrectSettings
+
+    base = settings if settings is not None else AutocorrectSettings()
+    off = {k: False for k in ("python_spans", "identifiers", "datatypes", "values", "limit", "mandatory_columns",
+                              "dummy_test")}
+    off.update(switches)
+    return base.model_copy(update=off)
+
+
+def identifiers_and_types(ctx: CheckContext, findings: list[Finding], matcher: Any, settings: Any) -> Proposal | None:
+    if not any(f.check in ("binds", "executes") and f.severity == "error" for f in findings) or ctx.tree is None:
+        return None
+    from sqlgenie.autocorrect.chain import run_chain
+
+    result = run_chain(ctx.tree, ctx.catalog, None, _settings(settings, identifiers=True, datatypes=True), ctx.question)
+    if not result.changes:
+        return None
+    return result.sql, [c.to_dict() for c in result.changes]
+
+
+def filter_values(ctx: CheckContext, findings: list[Finding], matcher: Any, settings: Any) -> Proposal | None:
+    if matcher is None or ctx.tree is None:
+        return None
+    if not any(f.check == "empty_result_value" and f.evidence.get("suggestions") for f in findings):
+        return None
+    from sqlgenie.autocorrect.chain import run_chain
+
+    result = run_chain(ctx.tree, ctx.catalog, matcher, _settings(settings, values=True), ctx.question)
+    if not result.changes:
+        return None
+    return result.sql, [c.to_dict() for c in result.changes]
+
+
+def scalar_in(ctx: CheckContext, findings: list[Finding], matcher: Any, settings: Any) -> Proposal | None:
+    wanted = {f.evidence.get("subquery") for f in findings if f.check == "scalar_subquery"}
+    if not wanted or ctx.tree is None:
+        return None
+    from sqlgenie.inference.critic.checks.subqueries import scalar_subqueries
+
+    tree = ctx.tree.copy()
+    changes = []
+    for sub in scalar_subqueries(tree):
+        if sub.this.sql(dialect="postgres") not in wanted:
+            continue
+        parent = sub.parent
+        if not isinstance(parent, (exp.EQ, exp.NEQ)):
+            continue
+        other = parent.expression if parent.this is sub else parent.this
+        before = parent.sql(dialect="postgres")
+        new: exp.Expression = exp.In(this=other.copy(), query=sub.copy())
+        if isinstance(parent, exp.NEQ):
+            new = exp.Not(this=new)
+        parent.replace(new)
+        changes.append({"corrector": "scalar_in", "before": before, "after": new.sql(dialect="postgres"),
+                        "reason": "the subquery returns several rows: compare with IN"})
+    if not changes:
+        return None
+    return tree.sql(dialect="postgres"), changes
+
+
+REPAIRS: tuple[Repair, ...] = (identifiers_and_types, scalar_in, filter_values)
