@@ -146,7 +146,11 @@ def gold_check(
 
 @app.command("ex")
 def ex(
-    pred: Path = typer.Option(..., "--pred", help='Predictions: JSON list of {"question_index": i, "sql": "..."}.'),
+    pred: Path = typer.Option(
+        ..., "--pred",
+        help='Predictions: JSON list or JSONL of {"question_index": i, "sql": "..."} ("index" accepted too); '
+        'add "dialect": "sqlite" to SQL written for SQLite (it is transpiled to PostgreSQL first; default postgres).',
+    ),
     dataset: Optional[Path] = DATASET_OPTION,
     questions: Optional[str] = QUESTIONS_OPTION,
     dbs: Optional[str] = DBS_OPTION,
@@ -165,6 +169,10 @@ def ex(
     Results compared as multisets (ordered when the gold has ORDER BY) with
     numeric tolerance; correct / incorrect / error rates, error buckets, soft-F1,
     VES, schema F1 and cost. Predictions run through the SafeExecutor.
+
+    Each prediction may carry "dialect": "sqlite" (the recorded predictions in
+    benchdata/predictions do): its SQL is then transpiled to PostgreSQL with the
+    gold's transpiler before it runs; without it the SQL is taken as PostgreSQL.
 
     Example: sqlgenie eval ex --dataset ../shared/benchdata/spider --pred preds.json --out ex.jsonl
     """

@@ -326,8 +326,9 @@ def _ties_explain(
 
 
 def read_predictions(path: str | Path) -> dict[int, dict[str, Any]]:
-    """``[{"question_index": i, "sql": "..."}...]`` -> {i: record}. Optional fields:
-    ``dialect`` (``postgres`` default, or ``sqlite``), ``llm_calls``, ``input_tokens``,
+    """``[{"question_index": i, "sql": "..."}...]`` -> {i: record} (``index`` is accepted
+    for ``question_index``, as in the recorded predictions of benchdata). Optional fields:
+    ``dialect`` (``postgres`` default, or ``sqlite``: transpiled before running), ``llm_calls``, ``input_tokens``,
     ``output_tokens``, ``stage_ms`` / ``latency_ms``. JSONL (one object per line) is
     accepted too."""
     p = Path(path)
@@ -346,9 +347,9 @@ def read_predictions(path: str | Path) -> dict[int, dict[str, Any]]:
         raise InputError(f"{p} must hold a JSON list of {{\"question_index\": i, \"sql\": \"...\"}} objects.")
     out: dict[int, dict[str, Any]] = {}
     for item in data:
-        if not isinstance(item, dict) or "question_index" not in item:
-            raise InputError(f"{p}: every prediction needs 'question_index' (and 'sql').")
-        out[int(item["question_index"])] = item
+        if not isinstance(item, dict) or ("question_index" not in item and "index" not in item):
+            raise InputError(f"{p}: every prediction needs 'question_index' (or 'index') and 'sql'.")
+        out[int(item["question_index"] if "question_index" in item else item["index"])] = item
     return out
 
 
