@@ -16,11 +16,13 @@ from sqlgenie.cli import (
     demo_cmd,
     eval_bank_cmd,
     eval_cmd,
+    eval_critic_cmd,
     eval_keys_cmd,
     eval_retrieval_cmd,
     eval_schema_cmd,
     llm_cmd,
     onboard_cmd,
+    serve_cmd,
     sql_cmd,
 )
 from sqlgenie.cli.common import err_console
@@ -48,8 +50,12 @@ eval_keys_cmd.register(eval_cmd.app)
 eval_cmd.app.command("bank")(eval_bank_cmd.bank)
 eval_cmd.app.command("retrieval")(eval_retrieval_cmd.retrieval)
 eval_cmd.app.command("schema")(eval_schema_cmd.schema)
+eval_cmd.app.command("critic")(eval_critic_cmd.critic)
 app.add_typer(eval_cmd.app, name="eval")
 app.add_typer(llm_cmd.app, name="llm")
+app.command("serve")(serve_cmd.serve)
+app.add_typer(serve_cmd.users_app, name="users")
+app.command("mcp")(serve_cmd.mcp)
 
 
 def _version(value: bool) -> None:
