@@ -89,6 +89,27 @@ class Settings(BaseSettings):
         "auto", description="Embedding inference: ONNX Runtime (same vectors, faster), PyTorch, or auto (ONNX when installed)."
     )
 
+    # --- feedback and regeneration (issue 16)
+    feedback_candidates: int = Field(5, ge=1, le=50, description="K: candidates a regeneration job tries.")
+    feedback_down_limit: int = Field(
+        2, ge=1, description="Thumbs-down on answers from one bank example before it stops being used for matching."
+    )
+    job_lease_s: float = Field(300.0, gt=0, description="Seconds a worker holds a job before another may take it.")
+    job_max_attempts: int = Field(5, ge=1, le=100, description="Attempts before a job is dead.")
+    job_backoff_s: float = Field(5.0, ge=0, description="Base of the exponential back-off between attempts.")
+
+    # --- server (`sqlgenie serve`, issue 17)
+    server_host: str = Field("127.0.0.1", description="Address `sqlgenie serve` binds (localhost only by default).")
+    server_port: int = Field(8000, ge=1, le=65535, description="Port of `sqlgenie serve`.")
+    server_url: str | None = Field(
+        None, description="A running SQLGenie server that `sqlgenie ask` forwards to ('off': never forward)."
+    )
+    server_rate_limit_per_minute: int = Field(
+        12_000, ge=0, description="Requests per minute per token (0: no limit); leaves room for the 16-client load test."
+    )
+    server_cors_origins: list[str] = Field(default_factory=list, description="Origins allowed by CORS (empty: CORS off).")
+    server_askers: int = Field(2, ge=1, le=32, description="Warm askers (one per worker thread) in the server.")
+
     @field_validator("data_dir", "benchdata_dir", mode="after")
     @classmethod
     def _expand(cls, value: Path) -> Path:

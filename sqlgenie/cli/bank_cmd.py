@@ -45,29 +45,9 @@ def _encoder(settings):
 
 
 def _example_dict(example, *, full: bool = False) -> dict:
-    out = {
-        "id": example.id,
-        "question": example.question,
-        "masked_question": example.masked_question,
-        "sql": example.sql,
-        "status": example.status,
-        "source": example.source,
-        "tables": example.tables,
-        "use_count": example.use_count,
-        "merge_count": example.merge_count,
-        "created_at": example.created_at,
-    }
-    if full:
-        out.update(
-            columns=example.columns,
-            skeleton=example.skeleton,
-            sql_normalized=example.sql_normalized,
-            updated_at=example.updated_at,
-            last_used_at=example.last_used_at,
-            spans=example.spans,
-            metrics=[{"metric": m.metric, "formula": m.formula, "columns": m.columns} for m in example.metrics],
-        )
-    return out
+    from example_bank.service import example_to_dict
+
+    return example_to_dict(example, full=full)
 
 
 @app.command("add")
@@ -84,32 +64,17 @@ def add(
 
     Example: sqlgenie bank add "How many orders were placed in 2024?" "SELECT count(*) FROM orders WHERE extract(year FROM placed_at) = 2024"
     """
-    from example_bank.importer import BankContext, add_pair
+    from example_bank.service import add_example
 
     with _session() as (settings, store, target, url):
-        ctx = BankContext.load(store, target, url)
-        try:
-            result, masked, analysis = add_pair(
-                ctx, question, sql, encode=_encoder(settings), dialect=dialect, status=status, source=source,
-                model_name=settings.embedding_model,
-            )
-        finally:
-            ctx.close()
-    payload = {
-        "id": result.id,
-        "merged": result.merged,
-        "masked_question": masked.text,
-        "spans": [s.__dict__ for s in masked.spans],
-        "sql": analysis.sql,
-        "skeleton": analysis.skeleton,
-        "tables": analysis.tables,
-    }
+        payload = add_example(store, target, url, question, sql, encode=_encoder(settings),
+                              model_name=settings.embedding_model, dialect=dialect, status=status, source=source)
     if as_json:
         print_json(payload)
         return
-    verb = "merged into existing example" if result.merged else "added example"
-    console.print(f"{verb} [bold]{result.id}[/]")
-    console.print(f"masked: {masked.text}", highlight=False)
+    verb = "merged into existing example" if payload["merged"] else "added example"
+    console.print(f"{verb} [bold]{payload['id']}[/]")
+    console.print(f"masked: {payload['masked_question']}", highlight=False)
 
 
 @app.command("import")
@@ -188,18 +153,17 @@ def list_(
 
     Example: sqlgenie bank list --status verified --limit 20
     """
-    from example_bank.store import BankStore
+    from example_bank.service import list_examples
 
     with _session(need_target=False) as (_s, store, _t, _u):
-        bank = BankStore(store)
-        examples = bank.list(status=status, source=source, table=table, limit=limit, offset=offset)
-        total = bank.count()
+        payload = list_examples(store, status=status, source=source, table=table, limit=limit, offset=offset)
     if as_json:
-        print_json({"total": total, "examples": [_example_dict(e) for e in examples]})
+        print_json(payload)
         return
+    examples, total = payload["examples"], payload["total"]
     out = Table("id", "status", "source", "question", "tables", "uses", title=f"{len(examples)} of {total} examples")
     for e in examples:
-        out.add_row(str(e.id), e.status, e.source, e.question, ", ".join(e.tables), str(e.use_count))
+        out.add_row(str(e["id"]), e["status"], e["source"], e["question"], ", ".join(e["tables"]), str(e["use_count"]))
     console.print(out)
 
 
@@ -238,35 +202,22 @@ def search(
 
     Example: sqlgenie bank search "How many orders were placed in 2023?" -k 3
     """
-    from example_bank.retrieval import Retriever
+    from example_bank.service import search_examples
 
     with _session() as (settings, store, target, _url):
         limit = settings.match_threshold if threshold is None else threshold
-        retriever = Retriever(
-            store, target, encode=_encoder(settings), threshold=limit, statuses=tuple(status),
-            filter_tables=not all_tables,
-        )
-        result = retriever.retrieve(question, k=k, threshold=limit)
-    payload = {
-        "question": question,
-        "masked_question": result.masked.text,
-        "spans": [s.__dict__ for s in result.masked.spans],
-        "threshold": limit,
-        "elapsed_ms": round(result.elapsed_ms, 1),
-        "matches": [
-            {"score": round(m.score, 4), "exact": m.exact, **_example_dict(m.example)} for m in result.matches
-        ],
-    }
+        payload = search_examples(store, target, question, encode=_encoder(settings), threshold=limit, k=k,
+                                  statuses=tuple(status), filter_tables=not all_tables)
     if as_json:
         print_json(payload)
         return
-    console.print(f"masked: {result.masked.text}   (threshold {limit})", highlight=False)
-    if not result.matches:
+    console.print(f"masked: {payload['masked_question']}   (threshold {limit})", highlight=False)
+    if not payload["matches"]:
         console.print("[yellow]no example above the threshold[/]")
         return
     out = Table("score", "id", "question", "sql")
-    for m in result.matches:
-        out.add_row(f"{m.score:.3f}{' =' if m.exact else ''}", str(m.example.id), m.example.question, m.example.sql)
+    for m in payload["matches"]:
+        out.add_row(f"{m['score']:.3f}{' =' if m['exact'] else ''}", str(m["id"]), m["question"], m["sql"])
     console.print(out)
 
 
