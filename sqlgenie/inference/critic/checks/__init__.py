@@ -11,6 +11,9 @@ from __future__ import annotations
 from typing import Callable
 
 from sqlgenie.inference.critic.checks.execution import executes
+from sqlgenie.inference.critic.checks.joins import fanout_aggregate
+from sqlgenie.inference.critic.checks.ordering import order_direction, superlative_without_limit
+from sqlgenie.inference.critic.checks.projection import id_for_name
 from sqlgenie.inference.critic.checks.subqueries import scalar_subquery
 from sqlgenie.inference.critic.checks.syntax import binds, parses
 from sqlgenie.inference.critic.checks.values import empty_result_value
@@ -26,6 +29,10 @@ CHECKS: tuple[Check, ...] = (
     executes,
     scalar_subquery,
     empty_result_value,
+    fanout_aggregate,
+    id_for_name,
+    superlative_without_limit,
+    order_direction,
 )
 
 CHECK_NAMES: tuple[str, ...] = tuple(c.__name__ for c in CHECKS)
