@@ -99,8 +99,6 @@ def fanout_aggregate(ctx: CheckContext) -> list[Finding]:
             if alias not in repeated:
                 continue
             info = sources[alias]
-            if _is_key(info, {col.name.lower()}):
-                continue
             key_grouped = any(f"{alias}.{k.lower()}" in grouped for k in info.primary_key)
             if key_grouped and isinstance(agg, exp.Avg):
                 continue

@@ -1,0 +1,227 @@
+"""The deterministic critic on the real embedded PostgreSQL: every check fires on a
+real bad query and stays silent on a right one; exact repairs are kept only when
+they are exact (no mocks: real tables, real onboarding, the safe executor)."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from sqlgenie.autocorrect import AutocorrectSettings, PgValueMatcher
+from sqlgenie.catalog import load_catalog
+from sqlgenie.executor import SafeExecutor
+from sqlgenie.inference.critic import CHECK_NAMES, CriticReport, Finding, critique, run_checks
+from sqlgenie.store.migrations import ensure_migrated
+
+DDL = [
+    "CREATE SCHEMA music",
+    "CREATE TABLE music.singer (singer_id int PRIMARY KEY, name text NOT NULL, country text, age int)",
+    "CREATE TABLE music.concert (concert_id int PRIMARY KEY, concert_name text NOT NULL, year int)",
+    "CREATE TABLE music.singer_in_concert (concert_id int REFERENCES music.concert, "
+    "singer_id int REFERENCES music.singer, PRIMARY KEY (concert_id, singer_id))",
+    "CREATE TABLE music.airport (code text PRIMARY KEY, city text)",
+]
+SINGERS = [(1, "Joe Sharp", "Netherlands", 52), (2, "Timbaland", "United States", 32),
+           (3, "Justin Brown", "France", 29), (4, "Rose White", "France", 41), (5, "John Nizinik", "France", 43),
+           (6, "Tribal King", "United States", 25)]
+CONCERTS = [(1, "Auditions", 2014), (2, "Super bootcamp", 2014), (3, "Home Visits", 2015), (4, "Week 1", 2014)]
+SIC = [(1, 2), (1, 3), (1, 5), (2, 3), (2, 6), (3, 5), (4, 4), (4, 3)]
+AIRPORTS = [(" APG", "Aberdeen "), ("ABR", "Aberdeen"), ("CVO", "Corvallis")]
+
+
+@pytest.fixture(scope="module")
+def db(module_db_url):
+    from onboarding.service import OnboardOptions, onboard_schema
+
+    ensure_migrated(module_db_url)
+    with psycopg.connect(module_db_url, autocommit=True) as conn:
+        for ddl in DDL:
+            conn.execute(ddl)
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO music.singer VALUES (%s, %s, %s, %s)", SINGERS)
+            cur.executemany("INSERT INTO music.concert VALUES (%s, %s, %s)", CONCERTS)
+            cur.executemany("INSERT INTO music.singer_in_concert VALUES (%s, %s)", SIC)
+            cur.executemany("INSERT INTO music.airport VALUES (%s, %s)", AIRPORTS)
+        onboard_schema("music", target=conn, store=conn, options=OnboardOptions(llm=None, measure_indexes=False))
+    return module_db_url
+
+
+@pytest.fixture(scope="module")
+def env(db):
+    store = psycopg.connect(db, autocommit=True)
+    catalog = load_catalog(store, schemas=["music"], search_path=("music",))
+    executor = SafeExecutor(db, statement_timeout_ms=5000, row_cap=1000)
+    matcher = PgValueMatcher(store, AutocorrectSettings())
+    yield catalog, executor, matcher
+    executor.close()
+    store.close()
+
+
+def _critique(env, sql, question="q", **kw) -> CriticReport:
+    catalog, executor, matcher = env
+    return critique(sql, question=question, catalog=catalog, executor=executor, matcher=matcher, **kw)
+
+
+def _checks(report: CriticReport, *, open_only: bool = False) -> set[str]:
+    return {f.check for f in (report.open_findings if open_only else report.findings)}
+
+
+def test_catalog_has_the_keys_the_checks_use(env):
+    catalog, _, _ = env
+    assert catalog.table("singer").primary_key == ("singer_id",)
+    assert set(catalog.table("singer_in_concert").primary_key) == {"concert_id", "singer_id"}
+    assert set(CHECK_NAMES) >= {"parses", "binds", "executes", "scalar_subquery", "empty_result_value",
+                                "fanout_aggregate", "id_for_name", "superlative_without_limit", "order_direction"}
+
+
+def test_right_query_has_no_finding(env):
+    report = _critique(env, "SELECT name FROM singer WHERE country = 'France' ORDER BY age DESC LIMIT 1",
+                       "Which singer from France is the oldest?")
+    assert report.findings == [] and report.ok and not report.repaired
+    assert report.executed and report.rows == [("John Nizinik",)] and report.columns == ["name"]
+
+
+def test_parses(env):
+    report = _critique(env, "SELEC name FROM singer")
+    assert _checks(report) == {"parses"} and not report.ok and not report.executed
+    assert "does not parse" in report.findings[0].message
+
+
+def test_binds_unknown_column_is_repaired_exactly(env):
+    report = _critique(env, "SELECT nme FROM singer WHERE age > 40", "names of singers over 40")
+    assert {"binds", "executes"} <= _checks(report)
+    assert report.repaired and report.ok and report.sql == "SELECT name FROM singer WHERE age > 40"
+    assert sorted(report.rows) == [("Joe Sharp",), ("John Nizinik",), ("Rose White",)]
+    assert all(f.repaired for f in report.findings)
+    binds = next(f for f in report.findings if f.check == "binds")
+    assert "nme" in binds.message and "name" in binds.evidence["known"]
+
+
+def test_binds_unknown_table_without_a_clear_match_stays_an_error(env):
+    report = _critique(env, "SELECT title FROM albums")
+    assert "binds" in _checks(report, open_only=True) and not report.ok and not report.repaired
+    assert "albums" in next(f for f in report.findings if f.check == "binds").message
+
+
+def test_binds_static_without_executor(env):
+    catalog, _, _ = env
+    findings = run_checks("SELECT s.nme FROM singer s JOIN concert c ON s.singer_id = c.concert_id",
+                          question="q", catalog=catalog)
+    assert [f.check for f in findings] == ["binds"] and "nme" in findings[0].message
+    assert run_checks("WITH x AS (SELECT name AS n FROM singer) SELECT n FROM x ORDER BY n", question="q",
+                      catalog=catalog) == []
+
+
+def test_executes(env):
+    report = _critique(env, "SELECT name FROM singer WHERE age = 'old'")
+    assert "executes" in _checks(report, open_only=True) and not report.ok
+    assert report.error and "old" in report.error
+    assert _critique(env, "SELECT name FROM singer WHERE age = 32").findings == []
+
+
+def test_scalar_subquery_several_rows_is_found_and_rewritten_to_in(env):
+    sql = "SELECT name FROM singer WHERE singer_id = (SELECT singer_id FROM singer_in_concert WHERE concert_id = 1)"
+    report = _critique(env, sql, "Names of singers in concert 1")
+    assert {"scalar_subquery", "executes"} <= _checks(report)
+    finding = next(f for f in report.findings if f.check == "scalar_subquery")
+    assert len(finding.evidence["rows"]) == 2 and "several rows" in finding.message
+    assert report.repaired and report.ok and " IN (SELECT" in report.sql
+    assert sorted(report.rows) == [("John Nizinik",), ("Justin Brown",), ("Timbaland",)]
+
+
+def test_scalar_subquery_single_row_is_silent(env):
+    for sql in (
+        "SELECT name FROM singer WHERE age = (SELECT max(age) FROM singer)",  # aggregate: one row by construction
+        "SELECT name FROM singer WHERE singer_id = (SELECT singer_id FROM singer WHERE singer_id = 3)",  # key
+        "SELECT name FROM singer WHERE singer_id = (SELECT singer_id FROM singer WHERE name = 'Timbaland')",  # ran: 1
+    ):
+        report = _critique(env, sql)
+        assert report.findings == [], (sql, report.findings)
+
+
+def test_empty_result_value_offers_and_repairs_the_real_value(env):
+    report = _critique(env, "SELECT name FROM singer WHERE country = 'france'", "Singers from France")
+    finding = next(f for f in report.findings if f.check == "empty_result_value")
+    assert finding.evidence["suggestions"] == ["France"] and "'france'" in finding.message
+    assert report.repaired and report.sql == "SELECT name FROM singer WHERE country = 'France'"
+    assert len(report.rows) == 3 and report.ok and finding.repaired
+
+
+def test_empty_result_alone_is_no_finding(env):
+    # empty, but every filter value occurs: nothing to say
+    report = _critique(env, "SELECT name FROM singer WHERE country = 'France' AND age > 60")
+    assert report.rows == [] and report.findings == []
+    # a value stored padded with spaces is the data's oddity, not a slip to rewrite
+    report = _critique(env, "SELECT city FROM airport WHERE code = 'APG'")
+    assert report.rows == [] and report.findings == [] and not report.repaired
+
+
+def test_empty_result_value_without_close_value_is_reported_not_repaired(env):
+    report = _critique(env, "SELECT name FROM singer WHERE country = 'Atlantis'",
+                       linked_values={"music.singer.country": ["Netherlands"]})
+    finding = next(f for f in report.findings if f.check == "empty_result_value")
+    assert not report.repaired and finding.evidence["suggestions"] == ["Netherlands"]  # the linked value
+
+
+def test_run_checks_on_a_recorded_result_without_executor(env):
+    catalog, _, matcher = env
+    findings = run_checks("SELECT name FROM singer WHERE country = 'france'", question="q", catalog=catalog,
+                          matcher=matcher, result=_Rows([]))
+    assert [f.check for f in findings] == ["empty_result_value"]
+    assert findings[0].evidence["suggestions"] == ["France"]
+    assert run_checks("SELECT name FROM singer WHERE country = 'France'", question="q", catalog=catalog,
+                      matcher=matcher, result=_Rows([("Rose White",)])) == []
+
+
+class _Rows:
+    def __init__(self, rows):
+        self.columns, self.rows = ["name"], rows
+
+
+def test_fanout_aggregate(env):
+    bad = ("SELECT avg(s.age) FROM singer AS s JOIN singer_in_concert AS sc ON s.singer_id = sc.singer_id",
+           "What is the average age of singers who sang in a concert?")
+    report = _critique(env, *bad)
+    finding = next(f for f in report.findings if f.check == "fanout_aggregate")
+    assert finding.severity == "warning" and "1:n" in finding.message and report.ok  # a warning, not an error
+    right = ("SELECT avg(age) FROM singer WHERE singer_id IN (SELECT singer_id FROM singer_in_concert)", bad[1])
+    assert _critique(env, *right).findings == []
+    count = ("SELECT s.name, count(*) FROM singer AS s JOIN singer_in_concert AS sc ON s.singer_id = sc.singer_id "
+             "GROUP BY s.name", "Number of concerts of each singer")
+    assert _critique(env, *count).findings == []
+
+
+def test_id_for_name(env):
+    question = "What are the names of the singers from France?"
+    report = _critique(env, "SELECT singer_id FROM singer WHERE country = 'France'", question)
+    assert [f.check for f in report.findings] == ["id_for_name"]
+    assert "name" in report.findings[0].evidence["name_columns"]
+    assert _critique(env, "SELECT name FROM singer WHERE country = 'France'", question).findings == []
+    assert _critique(env, "SELECT singer_id FROM singer WHERE country = 'France'",
+                     "What are the ids of the singers from France?").findings == []
+
+
+def test_superlative_without_limit(env):
+    question = "Which singer is the oldest?"
+    report = _critique(env, "SELECT name FROM singer ORDER BY age DESC", question)
+    assert [f.check for f in report.findings] == ["superlative_without_limit"]
+    assert _critique(env, "SELECT name FROM singer ORDER BY age DESC LIMIT 1", question).findings == []
+    assert _critique(env, "SELECT name FROM singer ORDER BY age DESC",
+                     "List singers from the oldest to the youngest.").findings == []
+
+
+def test_order_direction(env):
+    question = "Which concert has the most singers?"
+    bad = ("SELECT c.concert_name FROM concert AS c JOIN singer_in_concert AS sc ON c.concert_id = sc.concert_id "
+           "GROUP BY c.concert_name ORDER BY count(*) ASC LIMIT 1")
+    report = _critique(env, bad, question)
+    assert [f.check for f in report.findings] == ["order_direction"] and report.findings[0].evidence["want"] == "DESC"
+    report = _critique(env, bad.replace("ASC", "DESC"), question)
+    assert report.findings == [] and report.rows == [("Auditions",)]
+
+
+def test_finding_and_report_serialise(env):
+    report = _critique(env, "SELECT nme FROM singer LIMIT 1")
+    data = report.to_dict()
+    assert data["repaired"] and data["ok"] and data["original_sql"] == "SELECT nme FROM singer LIMIT 1"
+    assert all(isinstance(Finding(**{k: v for k, v in f.items()}), Finding) for f in data["findings"])
