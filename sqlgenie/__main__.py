@@ -1,3 +1,3 @@
-from sqlgenie.cli import main
+from sqlgenie.launcher import main
 
 main()

@@ -14,6 +14,7 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
+from serve_fixtures import demo_store
 from sqlgenie.config import Settings
 from sqlgenie.server import create_app
 from sqlgenie.server.users import add_user, hash_token, remove_user
@@ -24,12 +25,7 @@ QUESTION = "How many orders were placed in 2023?"
 
 @pytest.fixture(scope="module")
 def demo_settings(module_db_url: str) -> Settings:
-    from sqlgenie.quickstart import run_quickstart
-
-    settings = Settings(database_url=module_db_url)
-    report = run_quickstart(settings, scale=2000, questions=())
-    assert report.bank["pairs"] >= 40
-    return settings
+    return demo_store(module_db_url)
 
 
 @pytest.fixture(scope="module")

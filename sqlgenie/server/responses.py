@@ -22,7 +22,7 @@ from sqlgenie.errors import (
 
 def dumps(data: Any) -> str:
     """The exact text ``print_json`` writes (without its newline)."""
-    from sqlgenie.cli.common import to_jsonable
+    from sqlgenie.jsonable import to_jsonable
 
     return json.dumps(to_jsonable(data), ensure_ascii=False, default=str)
 

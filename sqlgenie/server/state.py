@@ -123,6 +123,7 @@ class ServerState:
         self._tokens: dict[str, tuple[User | None, float]] = {}
         self._tokens_lock = threading.Lock()
         self.started = time.time()
+        self.local_token_file = self._write_local_token()
         if warm_model:
             self.encode(["warm up"])  # load the embedding model now, not on the first novel question
 
@@ -149,6 +150,31 @@ class ServerState:
 
             with open_connection(self.target_url, autocommit=True) as target:
                 yield store, target
+
+    def _write_local_token(self):
+        """A token for `sqlgenie ask` on this machine (user ``local-cli``, asker), in a
+        file of the data directory only its owner can read (:mod:`.client` reads it)."""
+        import os
+
+        from sqlgenie.server.client import local_token_path
+        from sqlgenie.server.users import add_user, user_for_token
+
+        path = local_token_path(self.settings.data_dir)
+        try:
+            known = path.read_text(encoding="utf-8").strip()
+        except OSError:
+            known = ""
+        with self.store() as store:
+            if known and user_for_token(store, known) is not None:
+                return path
+            store.execute("UPDATE sqlgenie.user_tokens SET revoked_at = now() WHERE revoked_at IS NULL AND user_id IN"
+                          " (SELECT id FROM sqlgenie.users WHERE name = 'local-cli')")
+            _, token = add_user(store, "local-cli", "asker")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(token)
+        return path
 
     # --- auth -----------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ class AskRequest(BaseModel):
     route: Literal["auto", "match", "think"] = "auto"
     execute: bool = True
     limit: int | None = Field(None, ge=1, description="Return at most N rows (LIMIT N when the query has none).")
+    text_rows: bool = Field(False, description="Also return `rows_text`: each value as the CLI prints it.")
 
 
 @router.post("/ask", summary="Answer a question: SQL, rows and explanation (as `sqlgenie ask --json`)")
@@ -26,4 +27,7 @@ def ask(body: AskRequest, request: Request, user: User = Depends(role("asker")))
     state = request.app.state.sqlgenie
     with state.askers.checkout() as asker:
         result = asker.ask(body.question, route=body.route, execute=body.execute, limit=body.limit)
-    return json_response(result.to_dict())
+    data = result.to_dict()
+    if body.text_rows:
+        data["rows_text"] = [["" if v is None else str(v) for v in row] for row in result.rows]
+    return json_response(data)
