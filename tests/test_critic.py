@@ -163,6 +163,17 @@ def test_empty_result_value_without_close_value_is_reported_not_repaired(env):
     assert not report.repaired and finding.evidence["suggestions"] == ["Netherlands"]  # the linked value
 
 
+def test_empty_result_value_named_by_the_question(env):
+    # the question's own value, held by no column: the empty result may be the honest answer
+    report = _critique(env, "SELECT name FROM singer WHERE country = 'Atlantis'", "Which singers are from Atlantis?")
+    assert report.rows == [] and report.findings == []
+    # the question's value sits in another column: the filter is on the wrong column
+    report = _critique(env, "SELECT concert_name FROM concert WHERE concert_name = 'Timbaland'",
+                       "Which concerts did Timbaland sing in?")
+    finding = next(f for f in report.findings if f.check == "empty_result_value")
+    assert finding.evidence["found_in"] == ["singer.name"] and "singer.name" in finding.message
+
+
 def test_run_checks_on_a_recorded_result_without_executor(env):
     catalog, _, matcher = env
     findings = run_checks("SELECT name FROM singer WHERE country = 'france'", question="q", catalog=catalog,

@@ -10,10 +10,12 @@ value corrector's close cached values and the linked values of that column).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sqlglot import exp
 
+from sqlgenie.autocorrect.values import like_core
 from sqlgenie.inference.critic.context import CheckContext
 from sqlgenie.inference.critic.findings import Finding
 
@@ -138,7 +140,65 @@ def suggestions(ctx: CheckContext, site: FilterSite) -> list[str]:
     return out
 
 
+def _from_question(ctx: CheckContext, site: FilterSite) -> bool:
+    """Whether the compared text is the question's own words (case aside): the user
+    asked for exactly that value, so its absence may be the honest answer."""
+    text = _literal_text(site.value)
+    if text is None:
+        return False
+    core = like_core(text) if site.kind in ("like", "ilike") else text.strip()
+    if not core:
+        return False
+    return re.search(r"(?<!\w)" + re.escape(core.lower()) + r"(?!\w)", ctx.question.lower()) is not None
+
+
+_MAX_OTHER_COLUMNS = 60
+
+
+def _other_columns(ctx: CheckContext, site: FilterSite) -> list[str]:
+    """Text columns of the same schema (other than the filtered one) that hold the
+    value: the filter is on the wrong column. Only string values (numbers occur in
+    many columns by chance); at most :data:`_MAX_OTHER_COLUMNS` probes."""
+    if not (isinstance(site.value, exp.Literal) and site.value.is_string) or ctx.executor is None:
+        return []
+    schema = site.ref.table.schema
+    hits: list[str] = []
+    probes = 0
+    for table in ctx.catalog.tables:
+        if table.schema != schema:
+            continue
+        for col in table.columns:
+            if col.family != "text" or (table.name, col.name) == (site.ref.table.name, site.ref.column.name):
+                continue
+            probes += 1
+            if probes > _MAX_OTHER_COLUMNS:
+                return hits
+            other = FilterSite(site.node, site.column, _Ref(table, col), site.value, site.kind)
+            if _occurs(ctx, other):
+                hits.append(f"{table.name}.{col.name}")
+                if len(hits) >= 3:
+                    return hits
+    return hits
+
+
+class _Ref:
+    """A (table, column) pair shaped like :class:`~sqlgenie.autocorrect.resolve.ColumnRef`."""
+
+    def __init__(self, table, column) -> None:
+        self.table, self.column = table, column
+
+    @property
+    def key(self) -> str:
+        return f"{self.table.schema}.{self.table.name}.{self.column.name}"
+
+
 def empty_result_value(ctx: CheckContext) -> list[Finding]:
+    """See the module doc. A value absent from its column is reported when the
+    column holds a close spelling of it (a slip), when the value is not the
+    question's own words (the generator made it up), or when it is the question's
+    but another column holds it (the filter is on the wrong column). A value the
+    question states that no column holds is left alone: the empty result may be
+    the honest answer."""
     if ctx.result is None or not ctx.result.ok or ctx.result.rows or ctx.tree is None:
         return []
     findings = []
@@ -152,10 +212,20 @@ def empty_result_value(ctx: CheckContext) -> list[Finding]:
         if _occurs(ctx, site) is not False or _occurs_padded(ctx, site):
             continue
         use = suggestions(ctx, site)
+        elsewhere: list[str] = []
+        if not use and _from_question(ctx, site):
+            elsewhere = _other_columns(ctx, site)
+            if not elsewhere:
+                continue
         op = {"eq": "=", "like": "LIKE", "ilike": "ILIKE"}[site.kind]
-        message = (f"The result is empty and {site.ref.table.name}.{site.ref.column.name} never {op} {value_sql}"
-                   + (f"; values it holds that look meant: {', '.join(repr(v) for v in use[:5])}." if use
-                      else "; check the value against the data."))
+        message = f"The result is empty and {site.ref.table.name}.{site.ref.column.name} never {op} {value_sql}"
+        if use:
+            message += f"; values it holds that look meant: {', '.join(repr(v) for v in use[:5])}."
+        elif elsewhere:
+            message += f"; the value is in {', '.join(elsewhere)}: filter that column instead."
+        else:
+            message += "; the question does not name this value: check it against the data."
         findings.append(Finding("empty_result_value", "warning", message,
-                                {"column": site.ref.key, "value": value_sql, "operator": op, "suggestions": use[:10]}))
+                                {"column": site.ref.key, "value": value_sql, "operator": op, "suggestions": use[:10],
+                                 "found_in": elsewhere}))
     return findings
