@@ -20,6 +20,8 @@ from sqlgenie.cli import (
     eval_keys_cmd,
     eval_retrieval_cmd,
     eval_schema_cmd,
+    eval_select_cmd,
+    feedback_cmd,
     llm_cmd,
     onboard_cmd,
     serve_cmd,
@@ -51,11 +53,13 @@ eval_cmd.app.command("bank")(eval_bank_cmd.bank)
 eval_cmd.app.command("retrieval")(eval_retrieval_cmd.retrieval)
 eval_cmd.app.command("schema")(eval_schema_cmd.schema)
 eval_cmd.app.command("critic")(eval_critic_cmd.critic)
+eval_cmd.app.command("select")(eval_select_cmd.select)
 app.add_typer(eval_cmd.app, name="eval")
 app.add_typer(llm_cmd.app, name="llm")
 app.command("serve")(serve_cmd.serve)
 app.add_typer(serve_cmd.users_app, name="users")
 app.command("mcp")(serve_cmd.mcp)
+feedback_cmd.register(app)
 
 
 def _version(value: bool) -> None:

@@ -89,6 +89,8 @@ class AskResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     total_ms: float = 0.0
     error: str | None = None  # error class name
+    unreviewed: bool = False  # a regenerated answer awaiting review (sqlgenie.feedback.review)
+    review_id: int | None = None
 
     @property
     def answered(self) -> bool:
@@ -109,6 +111,7 @@ class AskResult:
             "think": self.think.to_dict() if self.think else None, "masked_question": self.masked_question,
             "llm": self.llm, "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
             "total_ms": round(self.total_ms, 2), "error": self.error,
+            "unreviewed": self.unreviewed, "review_id": self.review_id,
         }
 
 
@@ -462,6 +465,11 @@ class Asker:
             result.error = type(exc).__name__
             if not result.explanation:
                 result.explanation = f"Failed: {exc.message}"
+        if requested != "think":
+            with clock.stage("pending_review"):
+                from sqlgenie.feedback.review import apply_pending
+
+                apply_pending(self, result, execute=execute, limit=limit)
         result.timings_ms = clock.timings
         result.total_ms = clock.total
         if self.log_enabled if log is None else log:
