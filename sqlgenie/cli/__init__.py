@@ -21,7 +21,9 @@ from sqlgenie.cli import (
     eval_retrieval_cmd,
     eval_schema_cmd,
     eval_select_cmd,
+    eval_values_cmd,
     feedback_cmd,
+    link_cmd,
     llm_cmd,
     onboard_cmd,
     serve_cmd,
@@ -47,11 +49,13 @@ app.add_typer(onboard_cmd.tables_app, name="tables")
 app.add_typer(onboard_cmd.joins_app, name="joins")
 app.add_typer(onboard_cmd.columns_app, name="columns")
 app.command("correct")(correct_cmd.correct)
+app.command("link")(link_cmd.link)
 app.add_typer(bank_cmd.app, name="bank")
 eval_keys_cmd.register(eval_cmd.app)
 eval_cmd.app.command("bank")(eval_bank_cmd.bank)
 eval_cmd.app.command("retrieval")(eval_retrieval_cmd.retrieval)
 eval_cmd.app.command("schema")(eval_schema_cmd.schema)
+eval_cmd.app.command("values")(eval_values_cmd.values)
 eval_cmd.app.command("critic")(eval_critic_cmd.critic)
 eval_cmd.app.command("select")(eval_select_cmd.select)
 app.add_typer(eval_cmd.app, name="eval")

@@ -42,6 +42,10 @@ def schema(
         "drop: keys and joins left for onboarding to infer (the harder variant).",
     ),
     reonboard: bool = typer.Option(False, "--reonboard", help="Onboard every database again, even when catalogued."),
+    values: bool = typer.Option(
+        True, "--values/--no-values",
+        help="Link the question's values first (cached values only); the best link of a span keeps its column.",
+    ),
     out: Optional[Path] = OUT_OPTION,
     llm: bool = LLM_OPTION,
 ) -> None:
@@ -63,7 +67,7 @@ def schema(
     with _progress("schema") as progress:
         result = eval_schema(
             dataset, questions_file=questions, dbs=parse_db_filter(dbs), limit=limit, threshold=threshold,
-            keys=keys, reonboard=reonboard, progress=progress,
+            keys=keys, reonboard=reonboard, progress=progress, values=values,
         )
     s = result.summary
     err_console.print(

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -132,12 +132,16 @@ class Scored:
     features: np.ndarray
     signals: dict[str, np.ndarray]
     hits: list
-    ms: float  # features + scoring time
+    ms: float  # features + scoring time (+ value linking when linked)
+    links: list = field(default_factory=list)  # value links (kept columns of linked values)
 
 
 def collect(dataset: Any, questions: Sequence[Any], pruners: dict[str, Any], catalogs: dict[str, Any],
-            progress: Progress | None = None) -> tuple[list[Scored], list[dict[str, Any]]]:
-    """Features of every question (one question embedding each) and its gold items."""
+            progress: Progress | None = None, linkers: dict[str, Any] | None = None,
+            ) -> tuple[list[Scored], list[dict[str, Any]]]:
+    """Features of every question (one question embedding each) and its gold items;
+    with ``linkers`` (db_id -> :class:`ValueLinker`) also its value links, ranked by
+    the pruner's column scores."""
     out: list[Scored] = []
     skipped: list[dict[str, Any]] = []
     for n, q in enumerate(questions):
@@ -149,16 +153,20 @@ def collect(dataset: Any, questions: Sequence[Any], pruners: dict[str, Any], cat
         pruner = pruners[q.db_id]
         t0 = time.perf_counter()
         X, signals, hits = pruner.features(q.question)
+        links: list = []
+        if linkers is not None and q.db_id in linkers:
+            prior = dict(zip(pruner.col_keys, (float(x) for x in pruner.score(X))))
+            links = linkers[q.db_id].link(q.question, column_scores=prior)
         ms = (time.perf_counter() - t0) * 1000
         out.append(Scored(q.index, q.db_id, q.question, gold[0], gold[1],
-                          sum(len(t.columns) for t in catalog.tables), X, signals, hits, ms))
+                          sum(len(t.columns) for t in catalog.tables), X, signals, hits, ms, links))
         if progress:
             progress(n + 1, len(questions))
     return out, skipped
 
 
 def _select(pruner: Any, s: Scored, scores: np.ndarray, delta: float):
-    return pruner.select(s.question, scores, s.signals, s.hits, delta)
+    return pruner.select(s.question, scores, s.signals, s.hits, delta, value_links=s.links)
 
 
 def summarize(items: Sequence[Scored], pruners: dict[str, Any], delta: float,
@@ -235,6 +243,19 @@ def _make_pruners(catalogs: dict[str, Any], settings: Settings, threshold: float
     return out
 
 
+def _make_linkers(catalogs: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """Value linkers (cache only, no probes: the pruning figures stay independent of
+    the target database's speed)."""
+    from sqlgenie.inference.value_linking import ValueLinker
+    from sqlgenie.store import connect_store
+
+    with connect_store(settings) as store:
+        out = {db_id: ValueLinker(catalog, store) for db_id, catalog in catalogs.items()}
+    for linker in out.values():
+        linker.store = None  # caches are loaded
+    return out
+
+
 def _questions(dataset: Any, questions_file: str | None, dbs: set[str] | None, limit: int | None):
     from sqlgenie.eval.datasets import SpiderDataset
     from sqlgenie.eval.tasks import select_questions
@@ -256,6 +277,7 @@ def eval_schema(
     reonboard: bool = False,
     curve: Sequence[float] = DEFAULT_CURVE,
     progress: Progress | None = None,
+    values: bool = True,
 ) -> TaskResult:
     """Run the pruning evaluation; summary keys listed in the module doc, one record
     per question (``index`` = position in the questions file)."""
@@ -273,7 +295,8 @@ def eval_schema(
     t0 = time.perf_counter()
     pruners = _make_pruners(catalogs, settings, threshold)
     setup_s = time.perf_counter() - t0
-    items, not_parsed = collect(dataset, questions, pruners, catalogs, progress=progress)
+    linkers = _make_linkers(catalogs, settings) if values else None
+    items, not_parsed = collect(dataset, questions, pruners, catalogs, progress=progress, linkers=linkers)
     delta = float(threshold if threshold is not None else settings.prune_threshold)
     records: list[dict[str, Any]] = []
     summary = {"task": "schema", **summarize(items, pruners, delta, records=records)}
@@ -283,6 +306,7 @@ def eval_schema(
         for d in curve
     ]
     summary.update({
+        "values": values,
         "keys": keys,
         "databases": len(needed),
         "skipped": len(skipped) + len(not_parsed),

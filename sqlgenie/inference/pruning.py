@@ -122,6 +122,8 @@ CUE_SIMILARITY = 0.8
 TABLE_KEEP_LEXICAL = 0.99
 #: Score given to a column a retrieved example uses (when lower).
 EXAMPLE_COLUMN_SCORE = 0.9
+#: Least score of a value link (best of its span) whose column is kept whatever its relevance.
+VALUE_LINK_KEEP = 0.7
 #: Score given to the key of an example table.
 EXAMPLE_TABLE_BONUS = 1.0  # added to the table-lexical signal of the example's tables
 
@@ -475,7 +477,7 @@ class PrunedSchema:
     joins: list[JoinInfo]  # joins connecting the kept tables (accepted; proposed ones as a last resort)
     value_hits: dict[str, list[str]]  # "schema.table.column" -> cached values matched in the question
     threshold: float = 0.0
-    reasons: dict[str, str] = field(default_factory=dict)  # "schema.table.column" -> why kept (score|key|join|table|all)
+    reasons: dict[str, str] = field(default_factory=dict)  # "schema.table.column" -> why kept (score|key|join|all|value)
 
     def kept_columns(self) -> set[tuple[str, str]]:
         return {(t, c) for t, cols in self.tables.items() for c in cols}
@@ -1049,9 +1051,12 @@ class SchemaPruner:
     # --- pruning ---
 
     def prune(self, question: str, *, example_tables: Iterable[str] = (),
-              example_columns: Iterable[tuple[str, str]] = (), threshold: float | None = None) -> PrunedSchema:
+              example_columns: Iterable[tuple[str, str]] = (), threshold: float | None = None,
+              value_links: Sequence[Any] = ()) -> PrunedSchema:
         """Columns of the catalog relevant to ``question`` (scores ≥ δ), the tables'
-        keys, and the cheapest joins connecting the kept tables."""
+        keys, and the cheapest joins connecting the kept tables. ``value_links``
+        (:class:`~sqlgenie.inference.value_linking.ValueLink`): the best link of each
+        span scoring at least :data:`VALUE_LINK_KEEP` keeps its column (reason ``value``)."""
         delta = self.threshold if threshold is None else float(threshold)
         example_tables = list(example_tables)
         example_columns = list(example_columns)
@@ -1059,10 +1064,17 @@ class SchemaPruner:
         scores = self.score(X)
         if len(scores):
             scores = np.maximum(scores, signals["example"] * EXAMPLE_COLUMN_SCORE * (signals["example"] >= 1.0))
-        return self.select(question, scores, signals, hits, delta, example_tables=example_tables)
+        return self.select(question, scores, signals, hits, delta, example_tables=example_tables,
+                           value_links=value_links)
+
+    def column_scores(self, question: str) -> dict[str, float]:
+        """Relevance of every column (``schema.table.column`` -> score), e.g. as the
+        column prior of value linking."""
+        X, _signals, _hits = self.features(question)
+        return dict(zip(self.col_keys, (float(x) for x in self.score(X))))
 
     def select(self, question: str, scores: np.ndarray, signals: Mapping[str, np.ndarray], hits: list[ValueHit],
-               delta: float, *, example_tables: Sequence[str] = ()) -> PrunedSchema:
+               delta: float, *, example_tables: Sequence[str] = (), value_links: Sequence[Any] = ()) -> PrunedSchema:
         """Kept set for given column scores (separate from scoring so δ can be swept).
 
         Monotone in δ: a higher δ keeps a subset. Columns scoring ≥ δ are kept; tables
@@ -1074,6 +1086,19 @@ class SchemaPruner:
         n, nt = len(self.cols), len(self.table_names)
         kept = {i for i in range(n) if scores[i] >= delta}
         reasons = {self.col_keys[i]: "score" for i in kept}
+        linked: dict[str, list[str]] = {}
+        for link in value_links:
+            if getattr(link, "rank", 1) != 1 or link.score < VALUE_LINK_KEEP:
+                continue
+            i = self.col_index.get(link.column.lower())
+            if i is None:
+                continue
+            if i not in kept:
+                kept.add(i)
+                reasons[self.col_keys[i]] = "value"
+            vals = linked.setdefault(self.col_keys[i], [])
+            if link.value not in vals:
+                vals.append(link.value)
         tables = {int(self.col_table[i]) for i in kept}
         # table-level relevance: named tables and example tables keep their key
         tsig = np.zeros(nt, dtype=np.float32)
@@ -1149,7 +1174,7 @@ class SchemaPruner:
             sig = {k: round(float(v[i]), 4) for k, v in signals.items()}
             sig["join"] = 1.0 if self.col_keys[i] in join_cols else 0.0
             col_scores.append(ColumnScore(t.qualified, c.name, round(float(scores[i]), 4), sig))
-        value_hits: dict[str, list[str]] = {}
+        value_hits: dict[str, list[str]] = {k: list(v) for k, v in linked.items()}
         for h in hits:
             i = self.col_index.get(h.key.lower())
             if i is not None and i in kept and h.strength >= 0.7:

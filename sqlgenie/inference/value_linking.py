@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+import time
 import unicodedata
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
@@ -61,7 +62,7 @@ __all__ = ["ValueLink", "ValueLinker", "link_values", "fold", "question_spans", 
 #: Longest span, in words.
 MAX_SPAN_WORDS = 6
 #: Least rapidfuzz ``ratio`` (folded text) for a ``trigram`` candidate.
-FUZZY_CUTOFF = 85.0
+FUZZY_CUTOFF = 80.0
 #: Least pg_trgm similarity for store-side candidates of large caches.
 TRGM_CUTOFF = 0.5
 #: Match strengths by method (see module doc).
@@ -798,3 +799,45 @@ def render_links(links: Sequence[ValueLink], *, min_score: float = 0.5, per_span
             v = l.value.replace("'", "''")
             lines.append(f'"{l.span}" -> {l.column} = \'{v}\' ({l.method}, {l.score:.2f})')
     return "\n".join(lines)
+
+
+# --- linking and pruning together (``sqlgenie link``) ---------------------------------------
+
+
+@dataclass
+class LinkReport:
+    """What :func:`link_and_prune` found: kept tables and columns with the reason for
+    each (``score``: relevance ≥ δ, ``key``, ``join``, ``all``, ``value``: a linked
+    value), the joins, the linked values and the time it took."""
+
+    question: str
+    tables: dict[str, list[dict[str, Any]]]  # qualified table -> [{column, reason, score}]
+    joins: list[str]
+    links: list[ValueLink]
+    kept_columns: int
+    total_columns: int
+    ms: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"question": self.question, "tables": self.tables, "joins": self.joins,
+                "links": [l.to_json() for l in self.links], "kept_columns": self.kept_columns,
+                "total_columns": self.total_columns, "ms": round(self.ms, 2)}
+
+
+def link_and_prune(question: str, *, pruner: Any, linker: ValueLinker, limit_per_span: int = 5) -> LinkReport:
+    """Link the question's values (ranked by the pruner's column scores), then prune
+    with the linked values keeping their columns."""
+    t0 = time.perf_counter()
+    prior = pruner.column_scores(question)
+    links = linker.link(question, limit_per_span=limit_per_span, column_scores=prior)
+    pruned = pruner.prune(question, value_links=links)
+    ms = (time.perf_counter() - t0) * 1000
+    score = {f"{c.table}.{c.column}": c.score for c in pruned.scores}
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for t, cols in pruned.tables.items():
+        tables[t] = [{"column": c, "reason": pruned.reasons.get(f"{t}.{c}", "score"),
+                      "score": round(score.get(f"{t}.{c}", 0.0), 4)} for c in cols]
+    joins = [" AND ".join(f"{j.from_table}.{a} = {j.to_table}.{b}" for a, b in zip(j.from_columns, j.to_columns))
+             + ("" if j.status == "accepted" else " (proposed)") for j in pruned.joins]
+    total = sum(len(t.columns) for t in pruner.catalog.tables)
+    return LinkReport(question, tables, joins, links, sum(len(c) for c in pruned.tables.values()), total, ms)
