@@ -116,7 +116,8 @@ def test_misspelling_alternates_codes_and_flags(linker):
     female = top(linker.link("How many female customers are there?"), "female")
     assert (female.column, female.value) == ("vl.customers.gender", "F")
     active = [l for l in linker.link("List the active customers") if l.method == "flag"]
-    assert [(l.column, l.value) for l in active] == [("vl.customers.is_active", "Y")]
+    assert [(l.column, l.value, l.rank) for l in active] == [("vl.customers.is_active", "Y", 1),
+                                                            ("vl.customers.is_active", "N", 2)]
 
 
 def test_number_in_text_column(linker):

@@ -103,7 +103,18 @@ for _group in (
     "peru|peruvian", "cuba|cuban", "ukraine|ukrainian", "romania|romanian", "bulgaria|bulgarian",
     "croatia|croatian", "serbia|serbian", "slovakia|slovak|slovakian", "united arab emirates|uae|emirati",
     "saudi arabia|saudi", "europe|european|europeans", "asia|asian|asians", "africa|african|africans",
-):
+) + tuple(f"{name}|{code}" for name, code in (
+    ("alabama", "al"), ("alaska", "ak"), ("arizona", "az"), ("arkansas", "ar"), ("california", "ca"),
+    ("colorado", "co"), ("connecticut", "ct"), ("delaware", "de"), ("florida", "fl"), ("georgia", "ga"),
+    ("hawaii", "hi"), ("idaho", "id"), ("illinois", "il"), ("indiana", "in"), ("iowa", "ia"), ("kansas", "ks"),
+    ("kentucky", "ky"), ("louisiana", "la"), ("maine", "me"), ("maryland", "md"), ("massachusetts", "ma"),
+    ("michigan", "mi"), ("minnesota", "mn"), ("mississippi", "ms"), ("missouri", "mo"), ("montana", "mt"),
+    ("nebraska", "ne"), ("nevada", "nv"), ("new hampshire", "nh"), ("new jersey", "nj"), ("new mexico", "nm"),
+    ("new york", "ny"), ("north carolina", "nc"), ("north dakota", "nd"), ("ohio", "oh"), ("oklahoma", "ok"),
+    ("oregon", "or"), ("pennsylvania", "pa"), ("rhode island", "ri"), ("south carolina", "sc"),
+    ("south dakota", "sd"), ("tennessee", "tn"), ("texas", "tx"), ("utah", "ut"), ("vermont", "vt"),
+    ("virginia", "va"), ("washington", "wa"), ("west virginia", "wv"), ("wisconsin", "wi"), ("wyoming", "wy"),
+)):
     _all = _group.split("|")
     for _f in _all:
         ALTERNATES[_f] = tuple(dict.fromkeys(ALTERNATES.get(_f, ()) + tuple(x for x in _all if x != _f)))
@@ -126,8 +137,10 @@ CODE_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 _TOKEN = re.compile(r"[0-9A-Za-z\u00C0-\uFFFF]+(?:['’.](?![sS]\b)[0-9A-Za-z\u00C0-\uFFFF]+)*")
+_EMAIL_OR_HOST = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|br)\b")
 _QUOTED = re.compile(r"[\"“”‘’']([^\"“”‘’']{1,80})[\"“”‘’']")
 _BOOLEAN_VALUES = frozenset({"t", "f", "true", "false", "y", "n", "yes", "no", "1", "0"})
+_NEGATIONS = frozenset({"not", "no", "without", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "cannot", "non"})
 _FLAG_FILLER = frozenset({"is", "has", "flag", "ind", "yn", "bool", "was", "does", "can"})
 _YEAR_WORDS = frozenset({"year", "yr", "years", "date", "season", "time", "founded", "built", "opened"})
 _NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?$")
@@ -192,6 +205,9 @@ def question_spans(question: str, max_words: int = MAX_SPAN_WORDS) -> list[Span]
         if text and not (len(text) == 1 and text.lower() == "s"):
             start = m.start(1) + (len(m.group(1)) - len(m.group(1).lstrip()))
             out[(start, start + len(text))] = Span(text, start, start + len(text), True, True)
+    for m in _EMAIL_OR_HOST.finditer(question):
+        text = m.group(0).rstrip(".?!,;:")
+        out.setdefault((m.start(), m.start() + len(text)), Span(text, m.start(), m.start() + len(text), True))
     toks = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(question)]
     n = len(toks)
     for i in range(n):
@@ -276,7 +292,7 @@ class ValueLinker:
         self.by_initials: dict[str, list[int]] = {}
         self.by_sorted: dict[str, list[int]] = {}
         self.by_prefix: dict[str, list[int]] = {}  # first five letters of one-word values
-        self.flags: list[tuple[str, str, list[str]]] = []  # yes/no columns: key, true value, name words
+        self.flags: list[tuple[str, str, str | None, list[str]]] = []  # yes/no columns: key, true, false, name words
         self.codes: dict[str, list[int]] = {}  # one-letter codes of small categorical columns
         self._fuzzy: list[str] = []
         self._fuzzy_ref: list[int] = []
@@ -368,11 +384,12 @@ class ValueLinker:
             folded = {self.entries[i].folded: self.entries[i].value for i in idx}
             if len(folded) <= 3 and set(folded) <= _BOOLEAN_VALUES:
                 truthy = next((folded[v] for v in ("t", "true", "y", "yes", "1") if v in folded), None)
+                falsy = next((folded[v] for v in ("f", "false", "n", "no", "0") if v in folded), None)
                 st = self.columns.get(key.lower())
                 words = [w for w in split_identifier(st.column.name) if w not in _FLAG_FILLER] if st else []
                 words = [re.sub(r"^(is|has)(?=[a-z]{4})", "", w) for w in words]  # isofficial -> official
                 if truthy is not None and words:
-                    self.flags.append((key, truthy, words))
+                    self.flags.append((key, truthy, falsy, words))
 
     # --- linking ---
 
@@ -543,7 +560,7 @@ class ValueLinker:
                     add(s, e.key, e.value, STRENGTH["abbreviation"] * 0.9, "abbreviation")
         # everyday alternates (French -> France, United States -> USA) and the singular
         # of a plural word (cats -> cat)
-        alts = list(ALTERNATES.get(f, ()))
+        alts = list(ALTERNATES.get(f, ())) if (len(f) > 2 or s.text.isupper() or s.quoted) else []
         if words and words[-1].isalpha() and len(words[-1]) >= 4:
             sing = singular(words[-1])
             if sing != words[-1]:
@@ -560,20 +577,26 @@ class ValueLinker:
         ``high definition TV`` -> ``hight_definition_tv = 'yes'``): the true value."""
         toks = [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN.finditer(question)]
         out = []
-        for key, truthy, words in self.flags:
+        for key, truthy, falsy, words in self.flags:
             pos = []
             for w in words:
                 hit = next((t for t in toks if t[0] not in _STOP and words_match(t[0], w) >= 0.8), None)
-                if hit is None:
-                    break
-                pos.append(hit)
-            else:
-                start, end = min(p[1] for p in pos), max(p[2] for p in pos)
-                if end - start > 60:
-                    continue
-                span = Span(question[start:end], start, end, False)
-                add(span, key, truthy, 0.75, "flag")
-                out.append(span)
+                if hit is not None:
+                    pos.append(hit)
+            if not pos or 2 * len(pos) < len(words):
+                continue
+            start, end = min(p[1] for p in pos), max(p[2] for p in pos)
+            if end - start > 60:
+                continue
+            k = next(i for i, t in enumerate(toks) if t[1] == start)
+            negated = any(t[0] in _NEGATIONS for t in toks[max(0, k - 4):k])
+            span = Span(question[start:end], start, end, False)
+            strength = 0.75 * len(pos) / len(words)
+            # "not the official language" is as often written NOT IN (... = 'T') as = 'F'
+            add(span, key, truthy, strength, "flag")
+            if falsy is not None:
+                add(span, key, falsy, strength * (0.95 if negated else 0.6), "flag")
+            out.append(span)
         return out
 
     def _typed_candidates(self, s: Span, add: Any) -> None:
@@ -641,7 +664,7 @@ class ValueLinker:
 
     # --- probes ---
 
-    def _probe_columns(self, prior: Mapping[str, float]) -> list[_ColumnState]:
+    def _probe_columns(self, prior: Mapping[str, float], addresses: bool = False) -> list[_ColumnState]:
         out = []
         for key, st in self.columns.items():
             c = st.column
@@ -649,7 +672,10 @@ class ValueLinker:
                 continue
             if st.cached == 0 and c.searchable:
                 continue  # searchable but nothing cached: empty column
-            if any(w in ("id", "uuid", "guid", "hash", "password", "token", "url", "email") for w in split_identifier(c.name)):
+            words = split_identifier(c.name)
+            if any(w in ("id", "uuid", "guid", "hash", "password", "token") for w in words):
+                continue
+            if any(w in ("url", "email", "mail", "website", "web", "link") for w in words) and not addresses:
                 continue
             rows = st.table.row_estimate or 0
             if rows > self.probe_max_rows and not self._indexes_of(key):
@@ -692,7 +718,7 @@ class ValueLinker:
     def _probe(self, spans: Sequence[Span], prior: Mapping[str, float], add: Any) -> None:
         if not spans:
             return
-        cols = self._probe_columns(prior)
+        cols = self._probe_columns(prior, addresses=any(_EMAIL_OR_HOST.fullmatch(s.text) for s in spans))
         if not cols:
             return
         # longest spans first (more specific), at most probe_spans
@@ -700,7 +726,7 @@ class ValueLinker:
             ws = [w for w in _TOKEN.findall(s.text) if w.lower() not in _INNER_OK]
             return bool(ws) and all(w[:1].isupper() or w[:1].isdigit() for w in ws)
 
-        pool = [s for s in spans if s.quoted or capitalised(s)]
+        pool = [s for s in spans if s.quoted or capitalised(s) or _EMAIL_OR_HOST.fullmatch(s.text)]
         # maximal capitalised runs: drop a span inside a longer chosen one
         pool = [s for s in pool if s.quoted or not any(o is not s and not o.quoted and o.start <= s.start
                                                        and s.end <= o.end for o in pool)]
