@@ -42,6 +42,11 @@ def schema(
         "drop: keys and joins left for onboarding to infer (the harder variant).",
     ),
     reonboard: bool = typer.Option(False, "--reonboard", help="Onboard every database again, even when catalogued."),
+    variant: str = typer.Option(
+        "none", "--variant",
+        help="none; synonyms: schema words of the questions replaced by WordNet synonyms (needs the Debian "
+        "package wordnet-base); schema-only: databases loaded into <schema>_so with their rows removed.",
+    ),
     values: bool = typer.Option(
         True, "--values/--no-values",
         help="Link the question's values first (cached values only); the best link of a span keeps its column.",
@@ -67,7 +72,7 @@ def schema(
     with _progress("schema") as progress:
         result = eval_schema(
             dataset, questions_file=questions, dbs=parse_db_filter(dbs), limit=limit, threshold=threshold,
-            keys=keys, reonboard=reonboard, progress=progress, values=values,
+            keys=keys, reonboard=reonboard, progress=progress, values=values, variant=variant,
         )
     s = result.summary
     err_console.print(

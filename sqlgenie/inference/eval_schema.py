@@ -64,7 +64,8 @@ __all__ = ["eval_schema", "prepare_catalogs", "gold_items", "collect", "summariz
 
 
 def prepare_catalogs(dataset: Any, settings: Settings, db_ids: Iterable[str], *, keys: str = "drop",
-                     reonboard: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+                     reonboard: bool = False, progress: Progress | None = None,
+                     schema_only: bool = False) -> dict[str, Any]:
     """Load the databases (cached by the harness) and onboard (no LLM) every schema
     whose catalog is missing or whose data was just (re)loaded; returns db_id -> Catalog."""
     from onboarding import catalog_writer
@@ -84,6 +85,11 @@ def prepare_catalogs(dataset: Any, settings: Settings, db_ids: Iterable[str], *,
         store.autocommit = True
         for i, db_id in enumerate(ids):
             schema = dataset.schema_name(db_id)
+            if schema_only:
+                from sqlgenie.inference.eval_variants import empty_schema
+
+                if empty_schema(target, schema):
+                    fresh.add(db_id)
             have = store.execute("SELECT count(*) FROM sqlgenie.catalog_tables WHERE schema_name = %s",
                                  (schema,)).fetchone()[0]
             if reonboard or db_id in fresh or not have:
@@ -134,6 +140,7 @@ class Scored:
     hits: list
     ms: float  # features + scoring time (+ value linking when linked)
     links: list = field(default_factory=list)  # value links (kept columns of linked values)
+    alternatives: list = field(default_factory=list)  # other acceptable gold (tables, columns) (Defog)
 
 
 def collect(dataset: Any, questions: Sequence[Any], pruners: dict[str, Any], catalogs: dict[str, Any],
@@ -146,7 +153,15 @@ def collect(dataset: Any, questions: Sequence[Any], pruners: dict[str, Any], cat
     skipped: list[dict[str, Any]] = []
     for n, q in enumerate(questions):
         catalog = catalogs[q.db_id]
-        gold = gold_items(q.gold_sql, catalog, dialect=q.gold_dialect)
+        alternatives = []
+        if q.gold_dialect == "postgres":
+            from sqlgenie.eval.defog import expand_gold
+
+            golds = [g for g in (gold_items(x, catalog, dialect="postgres") for x in expand_gold(q.gold_sql))
+                     if g is not None and g[1]]
+            gold, alternatives = (golds[0], golds[1:]) if golds else (None, [])
+        else:
+            gold = gold_items(q.gold_sql, catalog, dialect=q.gold_dialect)
         if gold is None:
             skipped.append({"index": q.index, "db_id": q.db_id, "skipped": "gold not parsed"})
             continue
@@ -159,7 +174,7 @@ def collect(dataset: Any, questions: Sequence[Any], pruners: dict[str, Any], cat
             links = linkers[q.db_id].link(q.question, column_scores=prior)
         ms = (time.perf_counter() - t0) * 1000
         out.append(Scored(q.index, q.db_id, q.question, gold[0], gold[1],
-                          sum(len(t.columns) for t in catalog.tables), X, signals, hits, ms, links))
+                          sum(len(t.columns) for t in catalog.tables), X, signals, hits, ms, links, alternatives))
         if progress:
             progress(n + 1, len(questions))
     return out, skipped
@@ -183,7 +198,14 @@ def summarize(items: Sequence[Scored], pruners: dict[str, Any], delta: float,
         kept = {(t.lower(), c.lower()) for t, c in pruned.kept_columns()}
         gold = {(t.lower(), c.lower()) for t, c in s.gold_columns}
         kept_t = {t.lower() for t in pruned.tables}
-        gold_t = {t.lower() for t in s.gold_tables}
+        if s.alternatives:  # any acceptable gold query: the one whose columns are best kept
+            options = [(s.gold_tables, s.gold_columns)] + list(s.alternatives)
+            best = max(options, key=lambda o: (len({(t.lower(), c.lower()) for t, c in o[1]} & kept)
+                                               / max(len(o[1]), 1), -len(o[1])))
+            gold = {(t.lower(), c.lower()) for t, c in best[1]}
+            gold_t = {t.lower() for t in best[0]}
+        else:
+            gold_t = {t.lower() for t in s.gold_tables}
         hit = len(gold & kept)
         tp += hit
         gold_n += len(gold)
@@ -243,6 +265,28 @@ def _make_pruners(catalogs: dict[str, Any], settings: Settings, threshold: float
     return out
 
 
+def with_defog_descriptions(dataset: Any, db_id: str, catalog: Any) -> Any:
+    """The catalog with the column descriptions of Defog's ``<db>.json`` (as a person
+    would set them with ``sqlgenie columns set --description``)."""
+    import json as _json
+    from dataclasses import replace
+
+    from sqlgenie.catalog import Catalog
+
+    path = Path(dataset.root) / "defog-data" / db_id / f"{db_id}.json"
+    if not path.is_file():
+        return catalog
+    meta = _json.loads(path.read_text(encoding="utf-8")).get("table_metadata", {})
+    desc = {t.lower(): {c["column_name"].lower(): (c.get("column_description") or "").strip() for c in cols}
+            for t, cols in meta.items()}
+    tables = []
+    for t in catalog.tables:
+        d = desc.get(t.name.lower(), {})
+        cols = tuple(replace(c, description=d.get(c.name.lower()) or c.description) for c in t.columns)
+        tables.append(replace(t, columns=cols))
+    return Catalog(tuple(tables), catalog.joins, catalog.search_path)
+
+
 def _make_linkers(catalogs: dict[str, Any], settings: Settings) -> dict[str, Any]:
     """Value linkers (cache only, no probes: the pruning figures stay independent of
     the target database's speed)."""
@@ -260,8 +304,10 @@ def _questions(dataset: Any, questions_file: str | None, dbs: set[str] | None, l
     from sqlgenie.eval.datasets import SpiderDataset
     from sqlgenie.eval.tasks import select_questions
 
-    if not isinstance(dataset, SpiderDataset):
-        raise InputError("eval schema needs a Spider-layout dataset (tables.json, sqlite databases).")
+    from sqlgenie.eval.datasets import DefogDataset
+
+    if not isinstance(dataset, (SpiderDataset, DefogDataset)):
+        raise InputError("eval schema needs a Spider- or Defog-layout dataset.")
     return select_questions(dataset, questions_file, dbs, limit)
 
 
@@ -278,6 +324,7 @@ def eval_schema(
     curve: Sequence[float] = DEFAULT_CURVE,
     progress: Progress | None = None,
     values: bool = True,
+    variant: str = "none",
 ) -> TaskResult:
     """Run the pruning evaluation; summary keys listed in the module doc, one record
     per question (``index`` = position in the questions file)."""
@@ -288,9 +335,24 @@ def eval_schema(
         raise InputError(f"--keys must be keep or drop, not {keys!r}.")
     started = time.perf_counter()
     dataset = open_dataset(dataset_dir if dataset_dir is not None else settings.benchdata_dir / "spider")
+    from sqlgenie.inference.eval_variants import VARIANTS, schema_only_dataset, synonym_questions
+
+    if variant not in VARIANTS:
+        raise InputError(f"--variant must be one of {', '.join(VARIANTS)}, not {variant!r}.")
     questions, skipped = _questions(dataset, questions_file, dbs, limit)
     needed = {q.db_id for q in questions}
-    catalogs = prepare_catalogs(dataset, settings, needed, keys=keys, reonboard=reonboard)
+    if variant == "schema-only":
+        dataset = schema_only_dataset(dataset)
+    catalogs = prepare_catalogs(dataset, settings, needed, keys=keys, reonboard=reonboard,
+                                schema_only=variant == "schema-only")
+    from sqlgenie.eval.datasets import DefogDataset
+
+    if isinstance(dataset, DefogDataset):
+        catalogs = {db: with_defog_descriptions(dataset, db, cat) for db, cat in catalogs.items()}
+    variant_info: dict[str, Any] = {"variant": variant}
+    if variant == "synonyms":
+        questions, changed, words = synonym_questions(questions, catalogs)
+        variant_info.update(questions_changed=changed, words_replaced=words)
     prep_s = time.perf_counter() - started
     t0 = time.perf_counter()
     pruners = _make_pruners(catalogs, settings, threshold)
@@ -306,6 +368,7 @@ def eval_schema(
         for d in curve
     ]
     summary.update({
+        **variant_info,
         "values": values,
         "keys": keys,
         "databases": len(needed),
