@@ -236,3 +236,19 @@ def test_finding_and_report_serialise(env):
     data = report.to_dict()
     assert data["repaired"] and data["ok"] and data["original_sql"] == "SELECT nme FROM singer LIMIT 1"
     assert all(isinstance(Finding(**{k: v for k, v in f.items()}), Finding) for f in data["findings"])
+
+
+def test_duplicates_for_distinct_is_repaired_with_distinct(env):
+    question = "What are the different countries of the singers?"
+    report = _critique(env, "SELECT country FROM singer", question)
+    finding = next(f for f in report.findings if f.check == "duplicates_for_distinct")
+    assert finding.repaired and "repeats rows" in finding.message
+    assert [r["corrector"] for r in report.repairs] == ["add_distinct"]
+    assert sorted(report.rows) == [("France",), ("Netherlands",), ("United States",)]
+    # Right: already distinct, or grouped; and a question that does not ask for different items.
+    assert _critique(env, "SELECT DISTINCT country FROM singer", question).findings == []
+    assert _critique(env, "SELECT country FROM singer GROUP BY country", question).findings == []
+    assert _critique(env, "SELECT country FROM singer", "What is the country of each singer?").findings == []
+    # A LIMIT makes DISTINCT change which rows are kept: reported, never rewritten.
+    report = _critique(env, "SELECT country FROM singer ORDER BY country LIMIT 3", question)
+    assert _checks(report) == {"duplicates_for_distinct"} and not report.repaired

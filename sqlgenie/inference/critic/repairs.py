@@ -12,7 +12,10 @@ themselves are the autocorrectors' (:mod:`sqlgenie.autocorrect`), not new code:
 * ``filter_values``: an empty result whose filter value does not occur in the data
   goes through the value corrector (the close cached values of that column);
 * ``scalar_in``: ``x = (subquery)`` whose subquery returns several rows becomes
-  ``x IN (subquery)`` (``<>`` becomes ``NOT IN``), the only reading PostgreSQL runs.
+  ``x IN (subquery)`` (``<>`` becomes ``NOT IN``), the only reading PostgreSQL runs;
+* ``add_distinct``: the question asks for different / distinct items and the
+  result repeats rows: the outermost ``SELECT`` gets ``DISTINCT`` (when it has no
+  ``DISTINCT``, ``GROUP BY`` or ``LIMIT`` already).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from sqlglot import exp
 from sqlgenie.inference.critic.context import CheckContext
 from sqlgenie.inference.critic.findings import Finding
 
-__all__ = ["REPAIRS", "filter_values", "identifiers_and_types", "scalar_in"]
+__all__ = ["REPAIRS", "add_distinct", "filter_values", "identifiers_and_types", "scalar_in"]
 
 Proposal = tuple[str, list[dict[str, str]]]
 Repair = Callable[[CheckContext, list[Finding], Any, Any], "Proposal | None"]
@@ -91,4 +94,18 @@ def scalar_in(ctx: CheckContext, findings: list[Finding], matcher: Any, settings
     return tree.sql(dialect="postgres"), changes
 
 
-REPAIRS: tuple[Repair, ...] = (identifiers_and_types, scalar_in, filter_values)
+def add_distinct(ctx: CheckContext, findings: list[Finding], matcher: Any, settings: Any) -> Proposal | None:
+    if ctx.tree is None or not any(f.check == "duplicates_for_distinct" for f in findings):
+        return None
+    from sqlgenie.inference.critic.context import outer_select
+
+    tree = ctx.tree.copy()
+    select = outer_select(tree)
+    if select is None or select.args.get("distinct") or select.args.get("group") or select.args.get("limit"):
+        return None
+    select.set("distinct", exp.Distinct())
+    return tree.sql(dialect="postgres"), [{"corrector": "add_distinct", "before": "SELECT", "after": "SELECT DISTINCT",
+                                           "reason": "the question asks for different items; the result repeated rows"}]
+
+
+REPAIRS: tuple[Repair, ...] = (identifiers_and_types, scalar_in, filter_values, add_distinct)

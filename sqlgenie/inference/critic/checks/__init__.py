@@ -14,6 +14,7 @@ from sqlgenie.inference.critic.checks.execution import executes
 from sqlgenie.inference.critic.checks.joins import fanout_aggregate
 from sqlgenie.inference.critic.checks.ordering import order_direction, superlative_without_limit
 from sqlgenie.inference.critic.checks.projection import id_for_name
+from sqlgenie.inference.critic.checks.shape import duplicates_for_distinct
 from sqlgenie.inference.critic.checks.subqueries import scalar_subquery
 from sqlgenie.inference.critic.checks.syntax import binds, parses
 from sqlgenie.inference.critic.checks.values import empty_result_value
@@ -33,6 +34,7 @@ CHECKS: tuple[Check, ...] = (
     id_for_name,
     superlative_without_limit,
     order_direction,
+    duplicates_for_distinct,
 )
 
 CHECK_NAMES: tuple[str, ...] = tuple(c.__name__ for c in CHECKS)
