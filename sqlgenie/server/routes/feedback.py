@@ -44,7 +44,7 @@ def feedback(body: FeedbackRequest, request: Request, user: User = Depends(role(
     state = request.app.state.sqlgenie
     with state.store() as store:
         result = service.give_feedback(store, body.ask_id, body.verdict, comment=body.comment, sql=body.sql,
-                                       user=user.name, settings=state.settings)
+                                       user=user.name, settings=state.settings, encode=state.encode)
     state.askers.invalidate()  # a thumbs-up may have added a bank example
     return json_response(_dict(result))
 
@@ -73,7 +73,7 @@ def review_accept(item_id: int, request: Request, user: User = Depends(role("rev
     review = _feedback("review")
     state = request.app.state.sqlgenie
     with state.store() as store:
-        result = review.accept(store, item_id, user=user.name, settings=state.settings)
+        result = review.accept(store, item_id, user=user.name, settings=state.settings, encode=state.encode)
     state.askers.invalidate()
     return json_response(_dict(result))
 
