@@ -89,6 +89,15 @@ class Settings(BaseSettings):
         "auto", description="Embedding inference: ONNX Runtime (same vectors, faster), PyTorch, or auto (ONNX when installed)."
     )
 
+    # --- think route (issue 15): plan, generate, critic
+    think_max_rounds: int = Field(3, ge=1, le=10, description="m: generate-and-critique rounds of the think loop.")
+    think_examples: int = Field(3, ge=0, le=20, description="k: nearest bank examples shown to the think loop as few-shot.")
+    think_llm_critic: bool = Field(True, description="Ask the LLM to critique SQL the deterministic checks pass.")
+    think_max_calls: int = Field(8, ge=1, description="Most LLM calls the think loop makes for one question.")
+    think_max_tokens: int = Field(
+        60_000, ge=1, description="Most LLM tokens (input + output) the think loop spends on one question."
+    )
+
     # --- feedback and regeneration (issue 16)
     feedback_candidates: int = Field(5, ge=1, le=50, description="K: candidates a regeneration job tries.")
     feedback_down_limit: int = Field(

@@ -15,7 +15,7 @@ MAX_ROWS_SHOWN = 20
 def ask(
     question: str = typer.Argument(..., help="The question, in quotes."),
     as_json: bool = JSON_OPTION,
-    explain: bool = typer.Option(False, "--explain", help="Also show the masked question, the adaptation and every retrieved example."),
+    explain: bool = typer.Option(False, "--explain", help="Also show the masked question, the adaptation, every retrieved example and the think loop's plan and rounds."),
     no_execute: bool = typer.Option(False, "--no-execute", help="Produce the SQL but do not run it."),
     route: str = typer.Option("auto", "--route", help="auto (by similarity to the bank), match or think."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Return at most N rows (LIMIT N when the query has none)."),
@@ -106,6 +106,9 @@ def render_answer(data: dict[str, Any], *, explain: bool = False, max_rows: int 
         used = next((e for e in examples if e.get("id") == data.get("example_id")), None)
         if used:
             out.print(f"[dim]example #{used['id']} ({used['similarity']:.2f}): {used['question']}[/]", highlight=False)
+    loop = (data.get("think") or {}).get("loop")
+    if loop:
+        render_think_loop(loop, explain=explain, out=out)
     if explain:
         if data.get("masked_question"):
             out.print(f"[bold]masked question[/] {data['masked_question']}", highlight=False)
@@ -129,4 +132,35 @@ def render_answer(data: dict[str, Any], *, explain: bool = False, max_rows: int 
                   highlight=False)
 
 
-__all__ = ["ask", "render_answer", "err_console"]
+def render_think_loop(loop: dict[str, Any], *, explain: bool = False, out=None) -> None:
+    """The think loop's plan, rounds and stop reason (``--explain``), or one line."""
+    from rich.markup import escape
+
+    out = out or console
+    rounds = loop.get("rounds") or []
+    usage = loop.get("usage") or {}
+    if not explain:
+        out.print(f"[dim]think loop: {len(rounds)} round(s); stopped: {escape(str(loop.get('stop')))}[/]", highlight=False)
+        return
+    out.print("[bold]think loop: plan[/]", highlight=False)
+    for line in (loop.get("plan") or "(none)").splitlines():
+        out.print(f"  {line}", highlight=False, markup=False)
+    for r in rounds:
+        verdict = "accepted" if r.get("accepted") else "rejected"
+        rows = f", {r['row_count']} row(s)" if r.get("row_count") is not None else ""
+        out.print(f"[bold]round {r['round']}[/] ({verdict}{rows})", highlight=False)
+        out.print(f"  {' '.join(r['sql'].split())}", highlight=False, markup=False)
+        for c in r.get("corrections") or []:
+            out.print(f"  [cyan]{c['corrector']}[/]: {escape(c['before'])}  \u2192  {escape(c['after'])}", highlight=False)
+        for f in r.get("findings") or []:
+            state = "repaired" if f.get("repaired") else f["severity"]
+            out.print(f"  [yellow]{f['check']}[/] ({state}): {escape(f['message'])}", highlight=False)
+        if r.get("llm_critic"):
+            problems = escape("; ".join(r.get("llm_problems") or []))
+            out.print(f"  [yellow]LLM critic[/]: {r['llm_critic']}{': ' + problems if problems else ''}", highlight=False)
+    out.print(f"[bold]stopped[/]: {escape(str(loop.get('stop')))}  [dim]({usage.get('calls', 0)} LLM call(s) of "
+              f"{usage.get('max_calls')}, {usage.get('input_tokens', 0) + usage.get('output_tokens', 0)} tokens of "
+              f"{usage.get('max_tokens')})[/]", highlight=False)
+
+
+__all__ = ["ask", "render_answer", "render_think_loop", "err_console"]

@@ -491,6 +491,11 @@ class Asker:
         result.similarity = decision.similarity
         result.route = decision.route
         if decision.route == "think":
+            if self.provider is not None:  # the think loop (issue 15): plan, generate, critic
+                from sqlgenie.inference.think.route import answer_think
+
+                answer_think(self, result, clock, matches, decision.reason, execute=execute, limit=limit)
+                return
             self._think(result, matches, decision.reason)
             return
 

@@ -1,10 +1,12 @@
-"""The think route, interim behaviour (design 3.2.2).
+"""The think route (design 3.2.2, issue 15).
 
-The plan / generate / critic route for novel questions comes in a later issue.
-Until then this route does not guess: it answers that no verified example
-matches, says what would make the question answerable, and shows the nearest
-examples with their similarity. The match route falls back to this answer when
-it cannot account for every difference between the question and its example.
+With an LLM configured, questions no verified example matches go through the
+think loop (:mod:`.loop`: plan, generate, critic, up to m rounds; :mod:`.route`
+fills the Asker's answer). Without one this route does not guess: it answers that
+no verified example matches, says what would make the question answerable, and
+shows the nearest examples with their similarity (:func:`think_route`). The match
+route falls back to this refusal when it cannot account for every difference
+between the question and its example.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ class ThinkAnswer:
     reason: str
     hint: str
     nearest: list[dict[str, Any]] = field(default_factory=list)
+    loop: dict[str, Any] | None = None  # the think loop's plan, rounds and stop (ThinkRun.to_dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"message": self.message, "reason": self.reason, "hint": self.hint, "nearest": self.nearest}
+        return {"message": self.message, "reason": self.reason, "hint": self.hint, "nearest": self.nearest,
+                "loop": self.loop}
 
 
 def example_summary(scored: Any) -> dict[str, Any]:
