@@ -1,6 +1,9 @@
 """The web page in a real browser: Playwright for Python driving Debian's Chromium
 against a real server (uvicorn) on the demo store. A failing test keeps a
-screenshot in ``test-artifacts/`` (or ``SQLGENIE_TEST_ARTIFACTS``)."""
+screenshot in ``test-artifacts/`` (or ``SQLGENIE_TEST_ARTIFACTS``).
+
+The README's screenshot: ``SQLGENIE_WEB_SCREENSHOT=docs/img/web.png .venv/bin/python -m pytest -q
+tests/test_web_page.py -k chart``."""
 
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-br
                  if p and os.path.exists(p)), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed and could not be"
                                 " (scripts/setup.sh runs apt-get install chromium when it is root with apt)")
+#: Read at import (the test fixtures clear SQLGENIE_* variables).
+SCREENSHOT = os.environ.get("SQLGENIE_WEB_SCREENSHOT")
 ARTIFACTS = Path(os.environ.get("SQLGENIE_TEST_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts"))
 
 
@@ -95,10 +100,10 @@ def test_ask_shows_sql_rows_and_a_chart(site, browser):
         assert page.inner_text("#meta").startswith("refused")
         assert "No verified example" in page.inner_text("#message")
         assert page.locator("#examples li").count() >= 1
-        if os.environ.get("SQLGENIE_WEB_SCREENSHOT"):  # docs/img/web.png is made this way
+        if SCREENSHOT:  # docs/img/web.png is made this way (see the module doc)
             ask(page, "Revenue by month in 2024")
             page.wait_for_selector("#chart[data-chart='line'] svg .mark-line")
-            page.screenshot(path=os.environ["SQLGENIE_WEB_SCREENSHOT"], full_page=True)
+            page.screenshot(path=SCREENSHOT, full_page=True)
 
 
 def test_wrong_token_is_shown(site, browser):

@@ -59,7 +59,7 @@ async function drawChart(columns, rows) {
   const made = chartSpec(columns, rows);
   if (!made || typeof vegaEmbed === "undefined") return;
   el.hidden = false;
-  made.spec.width = Math.max(320, Math.min(900, el.clientWidth - 140));
+  made.spec.width = Math.max(320, Math.min(900, el.parentElement.clientWidth - 160)); // el may be inline-block (vega-embed)
   await vegaEmbed(el, made.spec, { actions: false, renderer: "svg" });
   el.setAttribute("data-chart", made.kind);
 }
