@@ -17,6 +17,7 @@ from sqlgenie.cli import (
     eval_bank_cmd,
     eval_cmd,
     eval_critic_cmd,
+    eval_joins_cmd,
     eval_keys_cmd,
     eval_retrieval_cmd,
     eval_schema_cmd,
@@ -52,7 +53,9 @@ app.command("correct")(correct_cmd.correct)
 app.command("link")(link_cmd.link)
 app.add_typer(bank_cmd.app, name="bank")
 eval_keys_cmd.register(eval_cmd.app)
+eval_joins_cmd.register(eval_cmd.app)
 eval_cmd.app.command("bank")(eval_bank_cmd.bank)
+eval_cmd.app.command("text2sql-split")(eval_bank_cmd.text2sql_split)
 eval_cmd.app.command("retrieval")(eval_retrieval_cmd.retrieval)
 eval_cmd.app.command("schema")(eval_schema_cmd.schema)
 eval_cmd.app.command("values")(eval_values_cmd.values)

@@ -25,16 +25,20 @@ API (stable; the think loop and the critic import it)::
     j.cardinality       # "1:1" | "n:1" | "1:n" | "n:m" | "?" (left:right)
     j.fans_out          # True unless 1:1 (or unknown)
     j.repeated_table    # the table whose rows the join repeats ("n:1": right; "1:n": left)
-    j.status, j.decided_by, j.score   # from the catalog: accepted | proposed | rejected (by score only)
+    j.status, j.decided_by, j.score   # accepted | proposed | rejected (by score only) from the
+                        # catalog, or guessed (decided_by "name": same column names, no stored join)
     j.confirmed         # accepted join (declared, human, LLM or score above the threshold)
     j.alternatives      # other catalog joins of the same two tables (flights: source and destination)
     j.text()            # the one-line rendering above
 
 The tree: the join graph holds the catalog's accepted joins, then the joins onboarding
 left *proposed*, then (as a last resort, only when nothing better connects two
-tables) pairs rejected *by score* (never a human rejection); each edge is weighted by
-the join cost model (:func:`sqlgenie.inference.join_paths.edge_weight`: cost over
-confidence cubed, proposed capped at confidence 0.3, score-rejected at 0.15). Two
+tables) pairs rejected *by score* (never a human rejection) and name-only guesses
+between tables no stored pair links (:func:`guessed_joins`); each edge is weighted by
+the join cost model's estimate times ``1 + 10 * -ln(confidence)`` (confidence: the
+join's score as in :func:`sqlgenie.inference.join_paths.edge_weight`, proposed capped
+at 0.3, score-rejected at 0.15 and rated by how well the column names link the
+tables, name-only guesses at 0.05-0.06). Two
 tables: the cheapest path; more: a Steiner tree approximation
 (:meth:`JoinGraph.connect`). Cardinality comes from the catalog's keys and
 profiling: a side is "1" when its columns hold the table's primary key or a column
@@ -43,17 +47,44 @@ profiled unique.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 from sqlglot import exp
 
+from onboarding.names import (
+    ID_TOKENS,
+    canonical_word,
+    expand_word,
+    mentions_table,
+    singular,
+    split_identifier,
+    strip_id,
+    table_words,
+)
 from sqlgenie.catalog import Catalog, JoinInfo, TableInfo
-from sqlgenie.inference.join_paths import JoinGraph, edge_weight
+from sqlgenie.inference.join_paths import DEFAULT_COST, MIN_SCORE, PROPOSED_SCORE, JoinGraph
 
-__all__ = ["JoinPlan", "PlannedJoin", "build_graph", "cardinality", "is_key", "plan_joins"]
+__all__ = ["JoinPlan", "PlannedJoin", "build_graph", "cardinality", "guessed_joins", "is_key", "name_link", "plan_joins"]
 
-REJECTED_SCORE = 0.15  # confidence ceiling of a pair rejected by score: a last resort
+REJECTED_SCORE = 0.15  # confidence ceiling of a pair rejected by score whose names link it: a last resort
+UNLINKED_SCORE = 0.03  # confidence ceiling of a pair rejected by score with no name link
+GUESS_TABLE_SCORE = 0.06  # a name-only guess: the column names the other table, whose key it matches
+GUESS_NAME_SCORE = 0.05  # a name-only guess: the same column name on both sides
+UNCERTAINTY = 10.0  # weight of -ln(confidence) against the cost model's estimate
+FULL_INCLUSION = 0.99  # share of referencing values found that counts as all of them
+PEER_RATIO = 2.0  # parallel joins this close in confidence are told apart by the question and column order
+#: words of a role column (``destairport``, ``source_airport``) and question words that name the role
+_DEST = ("destination", "arrive", "arrives", "arriving", "arrival", "arrived", "inbound", "landing")
+_SOURCE = ("source", "origin", "depart", "departs", "departing", "departure", "departed", "outbound", "leaving")
+ROLE_CUES: dict[str, tuple[str, ...]] = {
+    "dest": _DEST, "destination": _DEST, "arrival": _DEST, "to": _DEST,
+    "source": _SOURCE, "src": _SOURCE, "origin": _SOURCE, "departure": _SOURCE, "from": _SOURCE,
+}
+#: column names too generic for a same-name guess
+GENERIC_NAMES = frozenset({"id", "name", "title", "description", "details", "other_details", "comments", "comment",
+                           "notes", "note", "date", "type", "status", "value", "amount", "price", "age"})
 
 
 def is_key(table: TableInfo | None, columns: Iterable[str]) -> bool | None:
@@ -108,6 +139,8 @@ class PlannedJoin:
     weight: float
     join_id: int | None = None
     alternatives: tuple["PlannedJoin", ...] = ()
+    left_alias: str | None = None  # set when this join brings in a second copy of the left table
+    right_alias: str | None = None  # ... of the right table (``airports`` as ``airports_2``)
 
     @property
     def fans_out(self) -> bool:
@@ -136,9 +169,9 @@ class PlannedJoin:
         )
 
     def condition(self) -> str:
-        return " AND ".join(
-            f"{self.left_table}.{a} = {self.right_table}.{b}" for a, b in zip(self.left_columns, self.right_columns)
-        )
+        lt = self.left_alias or self.left_table
+        rt = self.right_alias or self.right_table
+        return " AND ".join(f"{lt}.{a} = {rt}.{b}" for a, b in zip(self.left_columns, self.right_columns))
 
     def explanation(self) -> str:
         lt, rt = _short(self.left_table), _short(self.right_table)
@@ -154,9 +187,14 @@ class PlannedJoin:
 
     def text(self) -> str:
         note = self.explanation()
-        if not self.confirmed:
+        if self.status == "guessed":
+            note += "; guessed from column names only, no stored join"
+        elif not self.confirmed:
             note += f"; unconfirmed ({self.status}, confidence {self.score:.2f})"
         line = f"{self.condition()} ({note})"
+        for alias, table in ((self.left_alias, self.left_table), (self.right_alias, self.right_table)):
+            if alias:
+                line += f"; {alias} is a second copy of {table}"
         if self.alternatives:
             line += "; other joins of these tables: " + "; ".join(a.condition() for a in self.alternatives)
         return line
@@ -169,6 +207,7 @@ class PlannedJoin:
             "status": self.status, "decided_by": self.decided_by, "score": round(float(self.score), 4),
             "weight": round(float(self.weight), 6), "join_id": self.join_id, "text": self.text(),
             "alternatives": [a.condition() for a in self.alternatives],
+            "left_alias": self.left_alias, "right_alias": self.right_alias,
         }
 
 
@@ -216,11 +255,14 @@ class JoinPlan:
         """``FROM t1 JOIN t2 ON ...`` over the connected tables (PostgreSQL; no aliases)."""
         if not self.tables:
             return ""
-        def table(q: str) -> exp.Table:
+        def table(q: str, alias: str | None = None) -> exp.Expression:
             schema, _, name = q.rpartition(".")
-            return exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(schema) if schema else None)
+            t = exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(schema) if schema else None)
+            return exp.alias_(t, alias, table=True) if alias else t
 
-        def col(q: str, c: str) -> exp.Column:
+        def col(q: str, c: str, alias: str | None = None) -> exp.Column:
+            if alias:
+                return exp.Column(this=exp.to_identifier(c), table=exp.to_identifier(alias))
             schema, _, name = q.rpartition(".")
             return exp.Column(this=exp.to_identifier(c), table=exp.to_identifier(name),
                               db=exp.to_identifier(schema) if schema else None)
@@ -228,10 +270,15 @@ class JoinPlan:
         select = exp.select("*").from_(table(self.tables[0]))
         joined = {self.tables[0].lower()}
         for j in self.joins:
-            new = j.right_table if j.left_table.lower() in joined else j.left_table
-            on = exp.and_(*[exp.EQ(this=col(j.left_table, a), expression=col(j.right_table, b))
+            if j.right_alias:
+                new, alias = j.right_table, j.right_alias
+            elif j.left_alias:
+                new, alias = j.left_table, j.left_alias
+            else:
+                new, alias = (j.right_table if j.left_table.lower() in joined else j.left_table), None
+            on = exp.and_(*[exp.EQ(this=col(j.left_table, a, j.left_alias), expression=col(j.right_table, b, j.right_alias))
                             for a, b in zip(j.left_columns, j.right_columns)])
-            select = select.join(table(new), on=on)
+            select = select.join(table(new, alias), on=on)
             joined.add(new.lower())
         sql = select.sql(dialect="postgres")
         return sql[sql.index("FROM"):]
@@ -245,12 +292,50 @@ class JoinPlan:
         }
 
 
+def _words(name: str) -> list[str]:
+    return [canonical_word(w) for w in split_identifier(name)]
+
+
+def name_link(join: JoinInfo) -> float:
+    """How much the column names support ``join`` (0..1): the same words on both sides
+    (``model`` = ``model``, ``cust_id`` ~ ``customer_id``), the referencing column naming
+    the referenced table (``maker`` -> ``car_makers.id``), or ending with the referenced
+    column's words. The weakest column pair counts."""
+    best = 1.0
+    for a, b in zip(join.from_columns, join.to_columns):
+        fa, fb = _words(a), _words(b)
+        sa, sb = strip_id(fa), strip_id(fb)
+        if sa and sa == sb:
+            link = 1.0  # the same words (a bare "id" on both sides links nothing)
+        else:
+            link = mentions_table(split_identifier(a), _short(join.to_table))
+            if sb and len(sa) > len(sb) and sa[-len(sb):] == sb:
+                link = max(link, 0.8)
+        best = min(best, link)
+    return best if join.from_columns else 0.0
+
+
+def _confidence(join: JoinInfo) -> float:
+    """Confidence in the weight of an edge (see the module docstring)."""
+    if join.status in ("accepted", "proposed"):
+        if join.decided_by in ("human", "declared") and join.status == "accepted":
+            return 1.0
+        score = max(MIN_SCORE, min(1.0, float(join.score or 0.0)))
+        return score if join.status == "accepted" else min(score, PROPOSED_SCORE)
+    if join.status == "guessed":
+        return float(join.score or 0.0)
+    score = min(float(join.score or 0.0), REJECTED_SCORE)
+    inclusion = 1.0 if join.inclusion is None else float(join.inclusion)
+    return max(score, REJECTED_SCORE * min(name_link(join), inclusion))
+
+
 def _weight(join: JoinInfo) -> float:
-    w = edge_weight(join)
-    if join.status == "rejected":
-        cost = join.cost if join.cost is not None and join.cost > 0 else 0.5
-        w = cost / max(0.01, min(float(join.score or 0.0), REJECTED_SCORE)) ** 3
-    return w
+    """``cost * (1 + UNCERTAINTY * -ln(confidence))``: the cost model's estimate, raised by
+    how unsure the join is. Summed over a tree, the uncertainty term is the log of the
+    chance that every join in it is right, so one direct doubtful join beats a detour
+    through several doubtful ones."""
+    cost = join.cost if join.cost is not None and join.cost > 0 else DEFAULT_COST
+    return cost * (1.0 + UNCERTAINTY * -math.log(max(1e-6, min(1.0, _confidence(join)))))
 
 
 def usable(join: JoinInfo, *, proposed: bool = True, rejected: bool = True) -> bool:
@@ -262,12 +347,62 @@ def usable(join: JoinInfo, *, proposed: bool = True, rejected: bool = True) -> b
     return rejected and join.status == "rejected" and join.decided_by in (None, "score")
 
 
-def build_graph(catalog: Catalog, *, proposed: bool = True, rejected: bool = True) -> JoinGraph:
+def guessed_joins(catalog: Catalog, known: Iterable[JoinInfo] = ()) -> list[JoinInfo]:
+    """Name-only joins between tables of one schema that no stored join links (status
+    ``guessed``, a last resort): a column naming the other table whose single-column
+    key has the same type family (``flights.sourceairport`` -> ``airports.airportcode``),
+    or two columns of the same non-generic name and type family that are not both keys
+    (``votes.state`` = ``area_code_state.state``)."""
+    linked = {frozenset((j.from_table.lower(), j.to_table.lower())) for j in known}
+    out: list[JoinInfo] = []
+    tables = list(catalog.tables)
+    for i, a in enumerate(tables):
+        for b in tables[i + 1:]:
+            if a.schema != b.schema or frozenset((a.qualified.lower(), b.qualified.lower())) in linked:
+                continue
+            found = False
+            for src, dst in ((a, b), (b, a)):
+                if len(dst.primary_key) != 1:
+                    continue
+                key = dst.column(dst.primary_key[0])
+                if key is None:
+                    continue
+                own_key = {c.lower() for c in src.primary_key}
+                for col in src.columns:
+                    if col.family != key.family or col.name.lower() in own_key:
+                        continue
+                    if mentions_table(split_identifier(col.name), dst.name) >= 0.5 or _glued_mention(col.name, dst.name):
+                        out.append(JoinInfo(src.qualified, (col.name,), dst.qualified, (key.name,), GUESS_TABLE_SCORE,
+                                            "guessed", decided_by="name"))
+                        found = True
+            if found:
+                continue
+            for ca in a.columns:
+                cb = b.column(ca.name)
+                if cb is None or cb.family != ca.family or ca.name.lower() in GENERIC_NAMES:
+                    continue
+                if _words(ca.name) != _words(cb.name) or (is_key(a, [ca.name]) and is_key(b, [cb.name])):
+                    continue
+                src, dst, sc, dc = (a, b, ca, cb) if is_key(b, [cb.name]) or not is_key(a, [ca.name]) else (b, a, cb, ca)
+                out.append(JoinInfo(src.qualified, (sc.name,), dst.qualified, (dc.name,), GUESS_NAME_SCORE,
+                                    "guessed", decided_by="name"))
+    return out
+
+
+def _glued_mention(column: str, table: str) -> bool:
+    """The column's name holds every word (4 letters or more) of the table's name glued to
+    other letters (``sourceairport`` ~ ``airports``)."""
+    words = table_words(table)
+    compact = column.lower().replace("_", "")
+    return bool(words) and all(len(w) >= 4 and w in compact for w in words)
+
+
+def build_graph(catalog: Catalog, *, proposed: bool = True, rejected: bool = True, guess: bool = True) -> JoinGraph:
     """The planner's join graph over ``catalog`` (see the module docstring)."""
     g = JoinGraph()
-    for j in catalog.joins:
-        if not usable(j, proposed=proposed, rejected=rejected):
-            continue
+    stored = [j for j in catalog.joins if usable(j, proposed=proposed, rejected=rejected)]
+    extra = guessed_joins(catalog, stored) if guess else []
+    for j in stored + extra:
         a, b = j.from_table.lower(), j.to_table.lower()
         g.names.setdefault(a, j.from_table)
         g.names.setdefault(b, j.to_table)
@@ -280,6 +415,109 @@ def build_graph(catalog: Catalog, *, proposed: bool = True, rejected: bool = Tru
             if cur is None or w < cur[0] or (w == cur[0] and (j.join_id or 0) < (cur[1].join_id or 0)):
                 g.edges[x][y] = (w, j)
     return g
+
+
+def _ordinal(catalog: Catalog, table: str, columns: Sequence[str]) -> int:
+    info = _table(catalog, table)
+    if info is None:
+        return 10**6
+    names = [c.name.lower() for c in info.columns]
+    return min((names.index(c.lower()) for c in columns if c.lower() in names), default=10**6)
+
+
+def _hint_score(join: JoinInfo, hint_words: set[str]) -> int:
+    """Words of the referencing columns, other than key markers and the referenced
+    table's own words, that the question uses (``permanent`` in ``permanent_address_id``)."""
+    if not hint_words:
+        return 0
+    own = {w for t in (join.to_table, join.from_table) for w in table_words(_short(t))}
+    own |= {canonical_word(w) for w in own}
+    n = 0
+    for c in join.from_columns:
+        for w in strip_id(split_identifier(c)):
+            if w in ID_TOKENS or w in own or canonical_word(w) in own:
+                continue
+            forms = {w, canonical_word(w), *expand_word(w), *ROLE_CUES.get(w, ())}
+            for role, cues in ROLE_CUES.items():
+                if len(role) >= 3 and w.startswith(role) and len(w) > len(role):
+                    forms |= set(cues)  # glued: "destairport"
+            if forms & hint_words:
+                n += 1
+    return n
+
+
+def _question_words(question: str | None) -> set[str]:
+    if not question:
+        return set()
+    words = set()
+    for w in split_identifier(question):
+        words |= {w, canonical_word(w), singular(w)}
+        if w.endswith("ly") and len(w) > 5:
+            words.add(w[:-2])  # "permanently" -> "permanent"
+    return words
+
+
+def _role_peers(a: JoinInfo, b: JoinInfo) -> bool:
+    """Two references from one table to the same key, every value found (``likes.student_id``
+    and ``likes.liked_id`` -> ``highschooler.id``): two roles, equally plausible."""
+    return (a.from_table.lower() == b.from_table.lower() and a.to_table.lower() == b.to_table.lower()
+            and [c.lower() for c in a.to_columns] == [c.lower() for c in b.to_columns]
+            and all(x.inclusion is not None and x.inclusion >= FULL_INCLUSION for x in (a, b)))
+
+
+def _choose_parallel(catalog: Catalog, graph: JoinGraph, join: JoinInfo, hint_words: set[str]) -> JoinInfo:
+    """Among the joins of the same two tables and the same standing (confirmed or not,
+    confidence at least 1 / :data:`PEER_RATIO` of the chosen one's),
+    the one the question names (``permanent_address_id`` for "permanent address"),
+    else the referencing column that comes first in its table (``student_id`` before
+    ``friend_id``), else the cheapest."""
+    weight = {id(j): w for w, j in graph.parallel.get(frozenset((join.from_table.lower(), join.to_table.lower())), [])}
+    best = _confidence(join)
+    peers = [j for j in graph.joins_between(join.from_table, join.to_table)
+             if (j.status == "accepted") == (join.status == "accepted")
+             and (_confidence(j) * PEER_RATIO >= best or _role_peers(j, join))]
+    if len(peers) <= 1:
+        return join
+    same_source = [j for j in peers if j.from_table.lower() == join.from_table.lower()]
+
+    def key(j: JoinInfo) -> tuple:
+        ordinal = _ordinal(catalog, j.from_table, j.from_columns) if len(same_source) == len(peers) else 0
+        return (-_hint_score(j, hint_words), ordinal, weight.get(id(j), 0.0), j.join_id or 0)
+
+    return min(peers, key=key)
+
+
+def _shortcut(catalog: Catalog, joins: list[JoinInfo], requested: set[str]) -> list[JoinInfo]:
+    """A bridge table that only links two tables through the same key columns of its own
+    (``city.countrycode -> country.code <- countrylanguage.countrycode`` when ``country``
+    was not asked for) is left out: the two join directly (``city.countrycode =
+    countrylanguage.countrycode``), which returns the same rows when the references hold."""
+    changed = True
+    while changed:
+        changed = False
+        degree: dict[str, list[JoinInfo]] = {}
+        for j in joins:
+            for t in {j.from_table.lower(), j.to_table.lower()}:
+                degree.setdefault(t, []).append(j)
+        for table, edges in degree.items():
+            if table in requested or len(edges) != 2:
+                continue
+            a, b = edges
+            if a.to_table.lower() != table or b.to_table.lower() != table:
+                continue
+            if [c.lower() for c in a.to_columns] != [c.lower() for c in b.to_columns]:
+                continue
+            if a.from_table.lower() == b.from_table.lower() or a.status != "accepted" or b.status != "accepted":
+                continue
+            direct = JoinInfo(a.from_table, a.from_columns, b.from_table, b.from_columns,
+                              min(float(a.score or 0), float(b.score or 0)),
+                              "accepted",
+                              cost=(a.cost or 0) + (b.cost or 0) or None, decided_by="shortcut",
+                              inclusion=None)
+            joins = [j for j in joins if j is not a and j is not b] + [direct]
+            changed = True
+            break
+    return joins
 
 
 def _planned(catalog: Catalog, graph: JoinGraph, join: JoinInfo, with_alternatives: bool = True) -> PlannedJoin:
@@ -298,32 +536,73 @@ def _planned(catalog: Catalog, graph: JoinGraph, join: JoinInfo, with_alternativ
     )
 
 
+def _second_copy(catalog: Catalog, graph: JoinGraph, table: str, used: list[JoinInfo], hint_words: set[str],
+                 k: int) -> tuple[JoinInfo, PlannedJoin] | None:
+    """A join bringing in copy ``k`` of ``table``: another join (a different role of the
+    same key: ``flights.destairport`` besides ``flights.sourceairport``) between it and a
+    table it is already joined to."""
+    t = table.lower()
+    for j in list(used):
+        if t not in (j.from_table.lower(), j.to_table.lower()) or j.from_table.lower() == j.to_table.lower():
+            continue
+        other = j.to_table if j.from_table.lower() == t else j.from_table
+        taken = {(u.from_table.lower(), tuple(c.lower() for c in u.from_columns), u.to_table.lower(),
+                  tuple(c.lower() for c in u.to_columns)) for u in used}
+        best = _confidence(j)
+        options = [o for o in graph.joins_between(table, other)
+                   if (o.from_table.lower(), tuple(c.lower() for c in o.from_columns), o.to_table.lower(),
+                       tuple(c.lower() for c in o.to_columns)) not in taken
+                   and (_confidence(o) * PEER_RATIO >= best or _role_peers(o, j))]
+        if not options:
+            continue
+        pick = min(options, key=lambda o: (-_hint_score(o, hint_words), -_confidence(o),
+                                            _ordinal(catalog, o.from_table, o.from_columns)))
+        alias = f"{_short(table)}_{k}"
+        p = _planned(catalog, graph, pick, False)
+        if pick.from_table.lower() == t:
+            p = replace(p, left_alias=alias)
+        else:
+            p = replace(p, right_alias=alias)
+        return pick, p
+    return None
+
+
 def plan_joins(
     catalog: Catalog,
     tables: Sequence[str],
     *,
     proposed: bool = True,
     rejected: bool = True,
+    guess: bool = True,
+    question: str | None = None,
     graph: JoinGraph | None = None,
 ) -> JoinPlan:
     """Cheapest connecting tree for ``tables`` (qualified or bare names, any case).
 
-    ``proposed`` / ``rejected``: whether joins onboarding left proposed, or rejected by
-    score, may connect tables that accepted joins cannot. Pass ``graph`` (from
-    :func:`build_graph`) to reuse it over many plans of one catalog.
+    ``proposed`` / ``rejected`` / ``guess``: whether joins onboarding left proposed,
+    pairs it rejected by score, and name-only guesses may connect tables that accepted
+    joins cannot. ``question``: its words choose among several joins of the same two
+    tables (``permanent_address_id`` or ``current_address_id``). Pass ``graph`` (from
+    :func:`build_graph`, same flags) to reuse it over many plans of one catalog.
     """
     resolved: list[str] = []
     unknown: list[str] = []
+    copies: dict[str, int] = {}
     for name in tables:
         info = _table(catalog, name)
         if info is None:
             unknown.append(name)
-        elif info.qualified.lower() not in (r.lower() for r in resolved):
+            continue
+        copies[info.qualified.lower()] = copies.get(info.qualified.lower(), 0) + 1
+        if copies[info.qualified.lower()] == 1:
             resolved.append(info.qualified)
-    g = graph if graph is not None else build_graph(catalog, proposed=proposed, rejected=rejected)
+    g = graph if graph is not None else build_graph(catalog, proposed=proposed, rejected=rejected, guess=guess)
     tree = g.connect(resolved)
+    hint_words = _question_words(question)
+    chosen = [_choose_parallel(catalog, g, j, hint_words) for j in tree.joins]
+    chosen = _shortcut(catalog, chosen, {r.lower() for r in resolved})
     # order the tree's joins from the first requested table outwards
-    joins_left = list(tree.joins)
+    joins_left = list(chosen)
     order = [resolved[0]] if resolved else []
     seen = {t.lower() for t in order}
     ordered: list[JoinInfo] = []
@@ -352,7 +631,14 @@ def plan_joins(
     bridges = tuple(t for t in order if t.lower() not in requested_lower)
     unconnected = tuple(dict.fromkeys(unconnected + tuple(
         g.names.get(t.lower(), t) for t in tree.unconnected if t.lower() in requested_lower)))
-    planned = tuple(_planned(catalog, g, j) for j in ordered)
+    planned = [_planned(catalog, g, j) for j in ordered]
+    for table in resolved:
+        for k in range(2, copies[table.lower()] + 1):
+            extra = _second_copy(catalog, g, table, ordered, hint_words, k)
+            if extra is not None:
+                ordered.append(extra[0])
+                planned.append(extra[1])
+    planned = tuple(planned)
     return JoinPlan(
         requested=tuple(resolved), tables=tuple(order) + tuple(t for t in resolved if t.lower() not in seen),
         joins=planned, bridges=bridges, unconnected=unconnected, unknown=tuple(unknown),
