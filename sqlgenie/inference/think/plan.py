@@ -36,6 +36,7 @@ class ThinkContext:
     instructions: str
     today: str
     tables: list[str] = field(default_factory=list)  # kept tables (qualified)
+    columns: dict[str, list[str]] = field(default_factory=dict)  # kept table -> kept columns
     linked: dict[str, list[str]] = field(default_factory=dict)  # "schema.table.column" -> values (critic)
     example_ids: list[int] = field(default_factory=list)
     kept_columns: int = 0
@@ -95,18 +96,20 @@ def build_context(
     today: dt.date | None = None,
     prune: bool = True,
     link: bool = True,
+    links: Sequence[Any] | None = None,
 ) -> ThinkContext:
     """The context of the think prompts for ``question`` (see module doc).
 
     ``examples`` are the retrieved bank examples (``ScoredExample``), best first,
     already cut to k; ``store`` / ``executor`` serve value linking (cache and bounded
-    probes through the safe executor)."""
+    probes through the safe executor); ``links`` are value links computed by the
+    caller (then no linking here)."""
     from sqlgenie.inference.generate_llm import format_examples
     from sqlgenie.inference.value_linking import link_values, render_links
 
     started = time.perf_counter()
-    links: list[Any] = []
-    if link:
+    links = list(links) if links is not None else []
+    if link and not links:
         prior = pruner.column_scores(question) if pruner is not None else None
         links = link_values(question, catalog=catalog, store=store, executor=executor, pruner=pruner,
                             column_scores=prior)
@@ -136,7 +139,7 @@ def build_context(
         question=question.strip(), database=database, schema=schema.strip() or "(no onboarded tables)",
         joins=joins, values=values or "(none)", examples=format_examples(examples),
         instructions=instructions.strip() or "(none)", today=(today or dt.date.today()).isoformat(),
-        tables=tables, linked=linked,
+        tables=tables, columns={t: list(c) for t, c in pruned.tables.items()}, linked=linked,
         example_ids=[getattr(getattr(e, "example", e), "id", None) for e in examples],
         kept_columns=sum(len(c) for c in pruned.tables.values()),
         total_columns=sum(len(t.columns) for t in catalog.tables), join_plan=join_plan,
