@@ -41,16 +41,17 @@ import psycopg
 
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
-from sqlgenie.inference.adapt import AdaptedSQL, adapt_sql
+from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
+from sqlgenie.inference.verify import adapt_verified
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
 
 __all__ = ["AskResult", "Asker"]
 
 #: Examples retrieved per question (the nearest are shown; the top ones are tried).
 RETRIEVE_K = 5
-#: Examples adapted per question (the best and those within :data:`TIE_MARGIN` of it).
-ADAPT_CANDIDATES = 3
+#: Bank candidates tried per question, best first (the first that verifies answers; close ones must agree).
+ADAPT_CANDIDATES = 5
 #: Examples scoring within this of the best must agree, else the answer is refused.
 TIE_MARGIN = 0.02
 #: Least confidence of a deterministic adaptation that is answered.
@@ -592,7 +593,7 @@ class Asker:
         threshold = self.settings.match_threshold
         best_score = matches[0].score
         forced = decision.requested == "match"
-        pool = [m for m in matches if m.score >= threshold or forced][:ADAPT_CANDIDATES]
+        pool = [m for m in matches if m.score >= threshold or forced][:ADAPT_CANDIDATES]  # top-k
         if forced and not pool:
             pool = matches[:1]
         new_masked = retrieval.masked
@@ -602,9 +603,9 @@ class Asker:
             ex = cand.example
             ex_masked = self.retriever.mask(ex.question)
             exact = ex_masked.key == new_masked.key
-            adapted = adapt_sql(
-                ex.sql, ex_masked.spans, new_masked.spans, catalog=self.catalog, value_columns=self.value_columns,
-                example_masked=ex_masked.text, new_masked=new_masked.text, exact=exact,
+            adapted = adapt_verified(  # adapt, then verify the structure (issue 13)
+                ex.sql, ex_masked.text, ex_masked.spans, new_masked.text, new_masked.spans,
+                question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
                 similarity=float(cand.score), schema_words=self._schema_word,
             )
             if adapted.ok and adapted.confidence < self.min_confidence:

@@ -1,0 +1,651 @@
+"""Verification of a match-route adaptation: does the adapted SQL answer *this* question?
+
+:func:`sqlgenie.inference.adapt.adapt_sql` proves that every value of the question
+replaced a value of the example. It does not prove that the two questions have the
+same *structure*: "Which 5 cities have the most customers?" and "How many customers
+are in the 5 biggest cities?" use the same content words in swapped roles. This
+module sits between adaptation and execution and checks the structure with a small
+rule grammar over question tokens (see docs/architecture.md, "Match verification"):
+
+* :func:`question_roles` reads a masked question into roles: the **answer** items
+  and their heads ("the *price* of the most expensive product"), whether the answer
+  is a count, the **ranking keys** (targets of superlatives, "top N ... by X",
+  "ordered by X"), the **grouping** words ("per X", "for each X", "X by Y"), each
+  number's role (``limit`` | ``compare`` | ``value``) and verbs in the passive voice.
+* :func:`compare_roles` accepts two questions only when no word plays a key role
+  (answer head, ranking key, grouping) in one and another role in the other, every
+  number keeps its role, no verb changes voice and the answer items keep their order
+  (or the SELECT list can be reordered exactly).
+* :func:`unlicensed_filters` finds SQL filters whose value words the example question
+  says and the new question does not ("delivered" in ``status = 'delivered'``).
+* :func:`reduce_example` drops an example filter whose value the question does not
+  mention, only when that is exact: removing the value's words from the example
+  question gives the new question word for word, and the filter is one top-level
+  conjunct of the outer WHERE.
+* :func:`rename_aliases` names output columns after the question's values
+  (``returned_pct`` becomes ``cancelled_pct`` when "cancelled" replaced "returned").
+
+:func:`adapt_verified` runs all of it for one bank candidate; the Asker tries the
+top-k candidates with it. Every refusal reason is a sentence a user can read.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from sqlglot import exp
+
+from sqlgenie.autocorrect.base import parse_sql, to_sql
+from sqlgenie.inference.adapt import (
+    AdaptedSQL,
+    Span,
+    _PHRASES,
+    _singular,
+    adapt_sql,
+    align,
+    collect_slots,
+    norm_text,
+)
+
+__all__ = [
+    "Roles",
+    "adapt_verified",
+    "compare_roles",
+    "lemma",
+    "question_roles",
+    "reduce_example",
+    "rename_aliases",
+    "unlicensed_filters",
+]
+
+SchemaWord = Callable[[str], bool]
+
+# --------------------------------------------------------------------------- tokens
+
+_TOKEN_RE = re.compile(r"#|[a-z0-9]+(?:'[a-z]+)?")
+_MASK = "#"
+_COUNT = "<count>"
+
+_IRREGULAR = {
+    "sold": "sell", "bought": "buy", "made": "make", "paid": "pay", "given": "give", "gave": "give",
+    "taken": "take", "took": "take", "written": "write", "wrote": "write", "held": "hold", "won": "win",
+    "built": "build", "sent": "send", "spent": "spend", "taught": "teach", "born": "bear", "led": "lead",
+    "drove": "drive", "driven": "drive", "flew": "fly", "flown": "fly", "ran": "run", "sang": "sing",
+    "sung": "sing", "brought": "bring", "kept": "keep", "left": "leave", "lost": "lose", "met": "meet",
+    "shown": "show", "grown": "grow", "done": "do", "seen": "see", "got": "get", "gotten": "get",
+    "people": "person", "children": "child", "men": "man", "women": "woman",
+}
+_PARTICIPLES = frozenset(w for w in _IRREGULAR if w not in ("people", "children", "men", "women", "gave",
+                                                             "took", "wrote", "drove", "flew", "ran", "sang"))
+
+
+def lemma(word: str) -> str:
+    """A crude lemma: irregular forms, then plural -s (``cities`` -> ``city``)."""
+    w = word.lower().replace("'s", "")
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    return _singular(w)
+
+
+def tokens(masked_text: str) -> list[str]:
+    """Lower-case words of a masked question; each ``[MASK]`` is ``#``; ``how many`` /
+    ``number of`` ... become one count marker."""
+    text = " " + masked_text.lower().replace("[mask]", " # ") + " "
+    text = re.sub(r"[^a-z0-9#' ]+", " ", text).replace("' ", " ")
+    text = " " + " ".join(text.split()) + " "
+    for phrase in ("the total number of", "total number of", "the number of", "number of", "how many",
+                   "the count of", "count of"):
+        text = text.replace(f" {phrase} ", f" {_COUNT} ")
+    return [t if t != "<count>" else _COUNT for t in re.findall(r"<count>|#|[a-z0-9]+(?:'[a-z]+)?", text)]
+
+
+# --------------------------------------------------------------------------- roles
+
+_LEAD = frozenset("""what which who whom show list give find return display tell get provide me us all the a an
+is are was were please i want to know can you could would like each every different distinct unique
+there do does did retrieve report compute calculate output name""".split()) - {"name"}
+_LEAD_STARTERS = frozenset("""what which who whom show list give find return display tell get provide count
+retrieve report compute calculate output how""".split())
+_PREP = frozenset("""in at on for from with by that who which whose where when than per through during since
+before after between to into over under having among across within without near whom if ordered sorted
+order sort grouped arranged listed along as""".split())
+_AUX = frozenset("is are was were be been being do does did have has had can could will would should may might "
+                 "there".split())
+_SUPERLATIVE = frozenset("""most least highest lowest largest smallest biggest greatest fewest best worst top maximum
+minimum max min oldest youngest newest latest earliest longest shortest cheapest heaviest lightest richest
+poorest tallest bottom""".split())
+_SUPER_KEY = frozenset({"most", "least", "fewest", "top", "bottom", "highest", "lowest", "maximum", "minimum",
+                        "max", "min", "greatest", "largest", "smallest", "biggest"})
+_COMPARE_BEFORE = frozenset("than over above under below exceed exceeds exceeding exceeded least beyond "
+                            "atleast past".split())
+_LIMIT_BEFORE = frozenset({"top", "first", "bottom", "last"})
+_SKIP_IN_PHRASE = frozenset({"the", "a", "an", "all", "each", "every", "their", "its", "his", "her", "different",
+                             "distinct", "unique", "total", "average", "mean", "sum", "maximum", "minimum", "max",
+                             "min", "overall", "combined", "respective", "corresponding", "full", "also",
+                             _COUNT, _MASK})
+_NOT_NOUN_END = ("ed", "ing", "ly")
+_AGG = {"average": "avg", "mean": "avg", "avg": "avg", "maximum": "max", "max": "max", "minimum": "min",
+        "min": "min", "total": "sum", "sum": "sum", "combined": "sum", _COUNT: "count"}
+
+
+@dataclass
+class Roles:
+    """What each part of a question does (see module doc)."""
+
+    words: list[str]
+    items: list[list[str]] = field(default_factory=list)  # answer items (lemmas), in order
+    heads: list[str] = field(default_factory=list)  # head lemma of each item
+    signature: list[str] = field(default_factory=list)  # "aggregate:head" of each item, in order
+    count: bool = False
+    owner: list[str] = field(default_factory=list)  # "the price OF the most expensive PRODUCT"
+    ranked: set[str] = field(default_factory=set)  # ranking keys
+    grouped: set[str] = field(default_factory=set)
+    numbers: list[str] = field(default_factory=list)  # role of each masked number span, in order
+    super_in_answer: bool = False  # a superlative inside the answer phrase ("the 5 most expensive products")
+    super_in_owner: bool = False  # a superlative in the "of" phrase ("the price of the most expensive product")
+    passive: dict[str, str] = field(default_factory=dict)  # verb lemma -> participle, passive voice
+    active: set[str] = field(default_factory=set)  # verb lemmas finite and active ("does ... sell")
+
+    def key_roles(self, word: str) -> set[str]:
+        out = set()
+        if word in self.heads:
+            out.add("answer")
+        if word in self.ranked:
+            out.add("rank")
+        if word in self.grouped:
+            out.add("group")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"items": [" ".join(i) for i in self.items], "heads": self.heads, "count": self.count,
+                "owner": self.owner, "ranked": sorted(self.ranked), "grouped": sorted(self.grouped),
+                "numbers": self.numbers, "passive": sorted(self.passive)}
+
+
+def _is_content(w: str) -> bool:
+    return w not in _SKIP_IN_PHRASE and w not in _LEAD and w not in _PREP and w not in _AUX and \
+        not w.isdigit() and len(w) > 1
+
+
+def _head(words: Sequence[str], schema_word: SchemaWord | None) -> str | None:
+    content = [w for w in words if _is_content(w) and w not in _SUPERLATIVE]
+    if not content:
+        return None
+    if schema_word is not None:
+        known = [w for w in content if schema_word(w) or schema_word(lemma(w))]
+        if known:
+            return lemma(known[-1])
+    nouns = [w for w in content if not w.endswith(_NOT_NOUN_END)]
+    return lemma((nouns or content)[-1])
+
+
+def question_roles(masked_text: str, span_classes: Sequence[str] | None = None,
+                   schema_word: SchemaWord | None = None) -> Roles:
+    """Read a masked question into :class:`Roles` with a small rule grammar.
+
+    ``span_classes``: the class (text | number | date) of each ``[MASK]`` in order, to
+    give every number its role; ``schema_word(word)``: True for words naming a table,
+    a column or one of their synonyms (picks the head of a noun phrase)."""
+    words = tokens(masked_text)
+    roles = Roles(words)
+    n = len(words)
+    # 1. the answer phrase: after the lead words, up to a preposition, an auxiliary or a verb
+    i = 0
+    while i < n and (words[i] in _LEAD or words[i] in _LEAD_STARTERS) and words[i] != _COUNT:
+        i += 1
+    phrase: list[str] = []
+    while i < n:
+        w = words[i]
+        if w == _COUNT:
+            roles.count = True
+            i += 1
+            continue
+        if w in _PREP or w in _AUX or w == "of":
+            break
+        if phrase and w.endswith("ed") and len(w) > 4:
+            break  # "customers signed up ..."
+        phrase.append(w)
+        i += 1
+    if i < n and words[i] == "of":
+        j = i + 1
+        while j < n and words[j] not in _PREP and words[j] not in _AUX and words[j] != "of":
+            if words[j] == _COUNT:
+                roles.count = True
+            else:
+                roles.owner.append(words[j])
+            j += 1
+    roles.super_in_answer = any(w in _SUPERLATIVE for w in phrase)
+    roles.super_in_owner = any(w in _SUPERLATIVE for w in roles.owner)
+    items: list[list[str]] = [[]]
+    for w in phrase:
+        if w in ("and", "or", "as", "along", "plus", "both"):
+            if items[-1]:
+                items.append([])
+            continue
+        items[-1].append(w)
+    for item in items:
+        head = _head(item, schema_word)
+        agg = next((_AGG[w] for w in item if w in _AGG), "")
+        if head is not None or agg:
+            roles.items.append([lemma(w) for w in item if _is_content(w)])
+            roles.signature.append(f"{agg}:{head or ''}")
+        if head is not None:
+            roles.heads.append(head)
+    if not roles.heads and roles.owner:
+        # "what is the average of X", "how many of the Y": the owner is what is answered
+        head = _head(roles.owner, schema_word)
+        if head is not None:
+            roles.heads.append(head)
+            roles.items.append([lemma(w) for w in roles.owner if _is_content(w)])
+            roles.signature.append(":" + head)
+    # 2. ranking keys, grouping, passives
+    for k, w in enumerate(words):
+        if w in ("top", "bottom"):
+            continue  # "top 5 X by Y": Y is the key ("by" below)
+        if w in _SUPER_KEY or w in ("by",) and any(x in _SUPER_KEY or x in ("ordered", "sorted", "order", "sort",
+                                                                             "rank", "ranked")
+                                                   for x in words[max(0, k - 6):k]):
+            j = k + 1
+            while j < n and (words[j] in ("the", "a", "an", "of", _COUNT, _MASK, "total", "number", "amount")
+                             or words[j].isdigit()):
+                j += 1
+            if j < n and _is_content(words[j]) and words[j] not in _SUPERLATIVE:
+                roles.ranked.add(lemma(words[j]))
+        elif w in ("per", "each", "every") or (w == "by" and k > 0):
+            j = k + 1
+            while j < n and words[j] in ("the", "a", "an", "each", "every", "their", "its", "respective"):
+                j += 1
+            if j < n and _is_content(words[j]):
+                roles.grouped.add(lemma(words[j]))
+        if w in ("is", "are", "was", "were", "been", "be", "being", "get", "got") and k + 1 < n:
+            nxt = words[k + 1] if words[k + 1] not in ("not", "never", "also") else (words[k + 2] if k + 2 < n else "")
+            if nxt in _PARTICIPLES or (nxt.endswith("ed") and len(nxt) > 4):
+                roles.passive[_verb_lemma(nxt)] = nxt
+        if w in ("do", "does", "did") and k + 1 < n:
+            for nxt in words[k + 1:k + 6]:
+                if nxt in _PREP or nxt == _MASK:
+                    continue
+                if lemma(nxt) == nxt and nxt not in _IRREGULAR and not nxt.endswith("ed") and \
+                        (schema_word is None or not schema_word(nxt)) and _is_content(nxt):
+                    roles.active.add(nxt)
+    # 3. numbers
+    if span_classes is not None:
+        masks = [k for k, w in enumerate(words) if w == _MASK]
+        if len(masks) == len(span_classes):
+            for k, cls in zip(masks, span_classes):
+                if cls != "number":
+                    continue
+                roles.numbers.append(_number_role(words, k))
+    return roles
+
+
+def _verb_lemma(word: str) -> str:
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if word.endswith("ied"):
+        return word[:-3] + "y"
+    if word.endswith("ed"):
+        return word[:-2]
+    return word
+
+
+def _verb_matches(participle_lemma: str, word: str) -> bool:
+    """``deliver`` ~ ``deliver``, ``plac`` (from placed) ~ ``place``."""
+    return word == participle_lemma or word == participle_lemma + "e" or word.rstrip("e") == participle_lemma
+
+
+def _number_role(words: Sequence[str], k: int) -> str:
+    prev = [w for w in words[max(0, k - 3):k] if w not in ("the", "a", "an")]
+    nxt = words[k + 1:k + 4]
+    if prev and prev[-1] in _LIMIT_BEFORE:
+        return "limit"
+    if prev and (prev[-1] in _COMPARE_BEFORE or (len(prev) >= 2 and prev[-2] in ("more", "less", "fewer",
+                                                                                 "greater", "larger", "smaller",
+                                                                                 "higher", "lower", "least",
+                                                                                 "most"))):
+        return "compare"
+    if nxt and nxt[0] in ("or",) and len(nxt) > 1 and nxt[1] in ("more", "less", "fewer", "greater", "higher",
+                                                                     "lower", "above", "below", "over", "under"):
+        return "compare"
+    if any(w in _SUPERLATIVE for w in nxt[:2]) or (prev and prev[-1] in ("which", "what")):
+        return "limit"
+    return "value"
+
+
+# --------------------------------------------------------------------------- comparing two questions
+
+
+@dataclass
+class RoleCheck:
+    ok: bool
+    reasons: list[str] = field(default_factory=list)
+    reorder: list[int] | None = None  # new order of the SELECT items (indexes into the example's)
+
+
+def _quote(word: str) -> str:
+    return f"\u201c{word}\u201d"
+
+
+def compare_roles(example: Roles, new: Roles) -> RoleCheck:
+    """Do the two questions give their shared words the same roles? (see module doc)"""
+    reasons: list[str] = []
+    shared = {lemma(w) for w in example.words if _is_content(w)} & {lemma(w) for w in new.words if _is_content(w)}
+    role_name = {"answer": "what is asked for", "rank": "what is ranked by", "group": "what is grouped by"}
+    for w in sorted(shared):
+        a, b = example.key_roles(w), new.key_roles(w)
+        # a swap: what one question asks for is what the other ranks by (and not also asked for)
+        if ({"answer"} <= a and "rank" not in a and "rank" in b and "answer" not in b) or \
+                ({"answer"} <= b and "rank" not in b and "rank" in a and "answer" not in a):
+            was = " and ".join(role_name[r] for r in sorted(a))
+            now = " and ".join(role_name[r] for r in sorted(b))
+            reasons.append(f"in the example {_quote(w)} is {was}, in your question it is {now}")
+    if example.numbers and new.numbers and len(example.numbers) == len(new.numbers) and \
+            example.numbers != new.numbers:
+        for r_old, r_new in zip(example.numbers, new.numbers):
+            if r_old != r_new:
+                words = {"limit": "how many rows to show", "compare": "a bound to compare with",
+                         "value": "a value to match"}
+                reasons.append(f"a number that is {words[r_old]} in the example is {words[r_new]} in your question")
+                break
+    for side, other in ((example, new), (new, example)):
+        for verb, word in side.passive.items():
+            if any(_verb_matches(verb, v) for v in other.active):
+                reasons.append(f"{_quote(verb)} has another subject in the two questions: one asks what is "
+                               f"{word}, the other who {verb}s it")
+                break
+    reorder = None
+    a_sig, b_sig = example.signature, new.signature
+    if len(a_sig) >= 2 and a_sig != b_sig and sorted(a_sig) == sorted(b_sig) and len(set(a_sig)) == len(a_sig):
+        reorder = [a_sig.index(h) for h in b_sig]
+    return RoleCheck(not reasons, reasons, reorder)
+
+
+# --------------------------------------------------------------------------- SQL licensed by the question
+
+
+def _column_words(name: str, synonyms: Sequence[str] = ()) -> set[str]:
+    from example_bank.masking import split_identifier
+
+    out = {lemma(w) for w in split_identifier(name)}
+    for syn in synonyms:
+        out |= {lemma(w) for w in split_identifier(syn)}
+    return out
+
+
+def projection_mismatch(tree: exp.Expression, example: Roles, new: Roles, catalog: Any) -> list[str]:
+    """The question asks for one column by name where the example asked for something
+    else that the question still mentions ("the *price* of the most expensive product"
+    against "the 5 most expensive *products*"), and the SQL projects more than that
+    column: the answer would not be what is asked."""
+    select = _outer_select(tree)
+    if select is None or catalog is None or len(example.heads) != 1 or len(new.heads) != 1:
+        return []
+    h_ex, h_new = example.heads[0], new.heads[0]
+    if h_ex == h_new or not example.super_in_answer or not new.super_in_owner or \
+            h_ex not in {lemma(w) for w in new.owner}:
+        return []
+    named: set[str] = set()
+    for table in tree.find_all(exp.Table):
+        info = catalog.table(table.name, table.db or None)
+        if info is None:
+            continue
+        for col in info.columns:
+            if h_new in _column_words(col.name, col.synonyms):
+                named.add(col.name.lower())
+    if not named:
+        return []
+    projected = [c.name.lower() for proj in select.expressions for c in proj.find_all(exp.Column)]
+    extra = sorted({c for c in projected if c not in named})
+    if not extra and projected:
+        return []
+    return [f"your question asks for the {h_new} of a {h_ex}; the example answers with the {h_ex}s themselves "
+            f"({', '.join(projected) or 'its columns'})"]
+
+
+
+
+def _outer_select(tree: exp.Expression) -> exp.Select | None:
+    return tree if isinstance(tree, exp.Select) else None
+
+
+def _literal_words(text: str) -> set[str]:
+    return {lemma(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and not w.isdigit()}
+
+
+def unlicensed_filters(tree: exp.Expression, example_masked: str, new_masked: str,
+                       new_question: str | None = None) -> list[str]:
+    """String constants the SQL compares with whose words the example question says and
+    the new question does not (a modifier the question lacks must not survive)."""
+    ex_words = {lemma(w) for w in tokens(example_masked)}
+    new_text = new_question if new_question is not None else new_masked
+    new_words = {lemma(w) for w in tokens(new_text)} | {lemma(w) for w in tokens(new_masked)}
+    out = []
+    for lit in tree.find_all(exp.Literal):
+        if not lit.is_string:
+            continue
+        parent = lit.parent
+        while isinstance(parent, (exp.Cast, exp.Paren, exp.Tuple, exp.Lower, exp.Upper)):
+            parent = parent.parent
+        if not isinstance(parent, (exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike)):
+            continue
+        words = _literal_words(lit.this)
+        if not words:
+            continue
+        if words <= ex_words and not (words & new_words):
+            out.append(f"the example filters on {lit.this!r} ({to_sql(parent)}), which your question does not mention")
+    return out
+
+
+# --------------------------------------------------------------------------- corrections
+
+
+@dataclass
+class Reduction:
+    sql: str
+    spans: list[Any]
+    dropped: list[str]
+
+
+def _conjunct_removable(node: exp.Expression, root: exp.Expression) -> bool:
+    p = node.parent
+    while isinstance(p, (exp.And, exp.Paren)):
+        p = p.parent
+    return isinstance(p, exp.Where) and p.parent is root
+
+
+def _remove_conjunct(node: exp.Expression) -> None:
+    while isinstance(node.parent, exp.Paren):
+        node = node.parent
+    parent = node.parent
+    if isinstance(parent, exp.And):
+        other = parent.expression if parent.this is node else parent.this
+        parent.replace(other)
+    elif isinstance(parent, exp.Where):
+        parent.pop()
+
+
+def reduce_example(example_sql: str, example_masked: str, example_spans: Sequence[Any], new_masked: str,
+                   new_spans: Sequence[Any], catalog: Any = None) -> Reduction | None:
+    """The example without the filters on values the question does not have, when that
+    is exact (see module doc); None otherwise."""
+    extra = len(example_spans) - len(new_spans)
+    if extra <= 0 or extra > 2:
+        return None
+    ex_words, new_words = tokens(example_masked), tokens(new_masked)
+    masks = [k for k, w in enumerate(ex_words) if w == _MASK]
+    if len(masks) != len(example_spans):
+        return None
+    for drop in itertools.combinations(range(len(example_spans)), extra):
+        gone = {masks[d] for d in drop}
+        if [w for k, w in enumerate(ex_words) if k not in gone] != new_words:
+            continue
+        try:
+            tree = parse_sql(example_sql)
+        except Exception:
+            return None
+        spans = [Span.of(s) for s in example_spans]
+        slots = collect_slots(tree, catalog)
+        alignment = align(spans, slots)
+        anchors = []
+        for d in drop:
+            bound = alignment.of_span(d)
+            if len(bound) != 1:
+                return None
+            slot = slots[bound[0].slot]
+            if slot.context != "compare" or len(alignment.of_slot(slot.index)) != 1:
+                return None
+            anchor = slot.node.parent
+            while isinstance(anchor, (exp.Cast, exp.Paren, exp.Tuple)):
+                anchor = anchor.parent
+            if not isinstance(anchor, (exp.EQ, exp.In)) or not _conjunct_removable(anchor, tree):
+                return None
+            col = anchor.this if isinstance(anchor.this, exp.Column) else None
+            if col is None:
+                return None
+            # the column must not shape the answer (SELECT, GROUP BY, ORDER BY, HAVING)
+            for part in [*tree.expressions, tree.args.get("group"), tree.args.get("order"), tree.args.get("having")]:
+                if part is not None and any(c.name.lower() == col.name.lower() for c in part.find_all(exp.Column)):
+                    return None
+            anchors.append(anchor)
+        dropped = [to_sql(a) for a in anchors]
+        for a in anchors:
+            _remove_conjunct(a)
+        kept = [s for k, s in enumerate(example_spans) if k not in drop]
+        return Reduction(to_sql(tree), kept, dropped)
+    return None
+
+
+def _snake(text: str) -> str:
+    return "_".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def rename_aliases(tree: exp.Expression, replaced: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Rename output aliases that spell a replaced value (``returned_pct`` ->
+    ``cancelled_pct``); ORDER BY references follow. Returns (old, new) names."""
+    select = _outer_select(tree)
+    if select is None:
+        return []
+    renames: list[tuple[str, str]] = []
+    for old_text, new_text in replaced:
+        old, new = _snake(old_text), _snake(new_text)
+        if not old or not new or old == new:
+            continue
+        for proj in select.expressions:
+            if not isinstance(proj, exp.Alias):
+                continue
+            name = proj.alias
+            parts = name.lower().split("_")
+            olds = old.split("_")
+            for k in range(len(parts) - len(olds) + 1):
+                if parts[k:k + len(olds)] == olds:
+                    fresh = "_".join(parts[:k] + [new] + parts[k + len(olds):])
+                    if fresh in {p.alias_or_name.lower() for p in select.expressions}:
+                        break
+                    proj.set("alias", exp.to_identifier(fresh))
+                    renames.append((name, fresh))
+                    break
+    if renames:
+        mapping = {o.lower(): n for o, n in renames}
+        for part in (select.args.get("order"), select.args.get("having")):
+            if part is None:
+                continue
+            for col in part.find_all(exp.Column):
+                if not col.table and col.name.lower() in mapping:
+                    col.set("this", exp.to_identifier(mapping[col.name.lower()]))
+    return renames
+
+
+def _reorder_select(tree: exp.Expression, order: list[int]) -> bool:
+    select = _outer_select(tree)
+    if select is None or len(select.expressions) != len(order) or select.args.get("distinct") is not None and False:
+        return False
+    items = list(select.expressions)
+    if any(isinstance(i, exp.Star) for i in items):
+        return False
+    select.set("expressions", [items[k].copy() for k in order])
+    return True
+
+
+# --------------------------------------------------------------------------- one candidate
+
+
+def _classes(spans: Sequence[Any]) -> list[str]:
+    return [Span.of(s).cls for s in spans]
+
+
+def adapt_verified(
+    example_sql: str,
+    example_masked: str,
+    example_spans: Sequence[Any],
+    new_masked: str,
+    new_spans: Sequence[Any],
+    *,
+    question: str | None = None,
+    catalog: Any = None,
+    value_columns: Any = None,
+    exact: bool = False,
+    similarity: float = 1.0,
+    schema_words: SchemaWord | None = None,
+) -> AdaptedSQL:
+    """Adapt one bank example (:func:`adapt_sql`), then verify that the result answers
+    the question (roles, licensed filters) and correct what is exact (a filter the
+    question drops, output names, the order of the answer items)."""
+    notes: list[str] = []
+    sql, spans, ex_masked = example_sql, list(example_spans), example_masked
+    reduction = None
+    if len(example_spans) > len(new_spans):
+        reduction = reduce_example(example_sql, example_masked, example_spans, new_masked, new_spans, catalog)
+        if reduction is not None:
+            sql, spans, ex_masked = reduction.sql, reduction.spans, new_masked
+            exact = True
+            notes.append("dropped the example's filter " + ", ".join(reduction.dropped)
+                         + " (your question does not ask for it)")
+    adapted = adapt_sql(sql, spans, new_spans, catalog=catalog, value_columns=value_columns,
+                        example_masked=ex_masked, new_masked=new_masked, exact=exact, similarity=similarity,
+                        schema_words=schema_words)
+    adapted.notes = notes + adapted.notes
+    if not adapted.ok:
+        return adapted
+    ex_roles = question_roles(example_masked if reduction is None else ex_masked, _classes(spans), schema_words)
+    new_roles = question_roles(new_masked, _classes(new_spans), schema_words)
+    check = compare_roles(ex_roles, new_roles)
+    reasons = list(check.reasons)
+    tree = adapted.tree
+    if tree is None:
+        try:
+            tree = parse_sql(adapted.sql or "")
+        except Exception:
+            return adapted
+    if not reasons:
+        reasons += projection_mismatch(tree, ex_roles, new_roles, catalog)
+    if not reasons:
+        reasons += unlicensed_filters(tree, ex_masked, new_masked, question)
+    if reasons:
+        adapted.ok = False
+        adapted.sql = None
+        adapted.confidence = 0.0
+        adapted.unaccounted = reasons
+        return adapted
+    changed = False
+    if check.reorder is not None:
+        if _reorder_select(tree, check.reorder):
+            notes.append("output columns put in the order your question asks for them")
+            changed = True
+        else:
+            adapted.ok = False
+            adapted.sql = None
+            adapted.unaccounted = ["your question asks for the same things in another order than the example"]
+            return adapted
+    replaced = [(p[0], p[1]) for p in adapted.pairs if norm_text(p[0]) != norm_text(p[1])]
+    renames = rename_aliases(tree, replaced)
+    if renames:
+        notes.append("output named after your question: " + ", ".join(f"{o} \u2192 {n}" for o, n in renames))
+        changed = True
+    if changed or reduction is not None:
+        adapted.tree = tree
+        adapted.sql = to_sql(tree)
+    adapted.notes = notes + [n for n in adapted.notes if n not in notes]
+    return adapted
