@@ -14,8 +14,9 @@ dev databases have no examples).
 Summary keys: ``questions``, ``column_recall`` (micro: kept gold columns / gold columns),
 ``column_precision`` (micro), ``table_recall`` (micro), ``kept_fraction`` (mean over
 questions of kept columns / columns of the database), ``full_coverage_rate`` (share of
-questions with every gold column kept), their per-question means (``*_macro``), timings,
-and ``curve``: the same figures for a few other δ (scores are computed once).
+questions with every gold column kept), ``prompt_tokens_ratio`` (mean over questions of
+the pruned schema prompt's tokens over the full schema prompt's), their per-question
+means (``*_macro``), timings, and ``curve``: the same figures for a few other δ (scores are computed once).
 
 ``python -m sqlgenie.inference.eval_schema fit`` refits the pruning weights on Spider
 *train* (``train_spider_compact.json``): a weighted logistic regression (join columns
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,11 +186,39 @@ def _select(pruner: Any, s: Scored, scores: np.ndarray, delta: float):
     return pruner.select(s.question, scores, s.signals, s.hits, delta, value_links=s.links)
 
 
+_TOKEN = re.compile(r"[A-Za-z]+|[0-9]+|[^\sA-Za-z0-9]")
+
+
+def prompt_tokens(text: str) -> int:
+    """Tokens of a prompt text, counted as a BPE tokenizer roughly does on schema text:
+    each run of letters, each run of digits and each punctuation mark is one (identifiers
+    split at ``_``). Only ratios of such counts are reported."""
+    return len(_TOKEN.findall(text))
+
+
+def full_schema_tokens(pruner: Any, cache: dict[str, int]) -> int:
+    """Tokens of the schema prompt with every table, column and join of the catalog."""
+    from sqlgenie.inference.pruning import PrunedSchema
+
+    key = id(pruner)
+    if key not in cache:
+        cat = pruner.catalog
+        full = PrunedSchema(tables={t.qualified: [c.name for c in t.columns] for t in cat.tables},
+                            scores=[], joins=[j for j in cat.joins if j.status == "accepted"], value_hits={})
+        cache[key] = prompt_tokens(full.render(cat))
+    return cache[key]
+
+
 def summarize(items: Sequence[Scored], pruners: dict[str, Any], delta: float,
-              scores: Sequence[np.ndarray] | None = None, *, records: list | None = None) -> dict[str, Any]:
-    """Metrics at threshold ``delta`` (``scores``: per-item column scores, default the pruners' model)."""
+              scores: Sequence[np.ndarray] | None = None, *, records: list | None = None,
+              tokens: bool = False) -> dict[str, Any]:
+    """Metrics at threshold ``delta`` (``scores``: per-item column scores, default the pruners' model);
+    with ``tokens`` also ``prompt_tokens_ratio``: mean over questions of the pruned schema
+    prompt's tokens (:meth:`PrunedSchema.render`, without the question's values) over the
+    full schema prompt's (every table, column and accepted join)."""
     tp = gold_n = kept_n = t_tp = t_gold = full = full_t = 0
-    fracs, recalls, precisions, ms = [], [], [], []
+    fracs, recalls, precisions, ms, ratios = [], [], [], [], []
+    full_tokens: dict[str, int] = {}
     for k, s in enumerate(items):
         pruner = pruners[s.db_id]
         sc = scores[k] if scores is not None else pruner.score(s.features)
@@ -216,6 +246,12 @@ def summarize(items: Sequence[Scored], pruners: dict[str, Any], delta: float,
         full += ok
         full_t += ok and gold_t <= kept_t
         fracs.append(len(kept) / s.total_columns if s.total_columns else 0.0)
+        if tokens:
+            from dataclasses import replace as _replace
+
+            whole = full_schema_tokens(pruner, full_tokens)
+            ratios.append(prompt_tokens(_replace(pruned, value_hits={}).render(pruner.catalog)) / whole
+                          if whole else 1.0)
         recalls.append(hit / len(gold) if gold else 1.0)
         precisions.append(hit / len(kept) if kept else (1.0 if not gold else 0.0))
         if records is not None:
@@ -245,6 +281,7 @@ def summarize(items: Sequence[Scored], pruners: dict[str, Any], delta: float,
         "kept_fraction_micro": round(kept_n / sum(s.total_columns for s in items), 4) if n else 0.0,
         "prune_ms_p50": round(float(np.percentile(ms, 50)), 2) if ms else 0.0,
         "prune_ms_p95": round(float(np.percentile(ms, 95)), 2) if ms else 0.0,
+        **({"prompt_tokens_ratio": round(mean(ratios), 4)} if tokens else {}),
     }
 
 
@@ -339,6 +376,11 @@ def eval_schema(
 
     if variant not in VARIANTS:
         raise InputError(f"--variant must be one of {', '.join(VARIANTS)}, not {variant!r}.")
+    wordnet = None
+    if variant == "synonyms":
+        from sqlgenie.inference.eval_variants import WordNet
+
+        wordnet = WordNet()  # before any loading: a missing WordNet stops at once, with what to install
     questions, skipped = _questions(dataset, questions_file, dbs, limit)
     needed = {q.db_id for q in questions}
     if variant == "schema-only":
@@ -351,7 +393,7 @@ def eval_schema(
         catalogs = {db: with_defog_descriptions(dataset, db, cat) for db, cat in catalogs.items()}
     variant_info: dict[str, Any] = {"variant": variant}
     if variant == "synonyms":
-        questions, changed, words = synonym_questions(questions, catalogs)
+        questions, changed, words = synonym_questions(questions, catalogs, wordnet)
         variant_info.update(questions_changed=changed, words_replaced=words)
     prep_s = time.perf_counter() - started
     t0 = time.perf_counter()
@@ -361,7 +403,7 @@ def eval_schema(
     items, not_parsed = collect(dataset, questions, pruners, catalogs, progress=progress, linkers=linkers)
     delta = float(threshold if threshold is not None else settings.prune_threshold)
     records: list[dict[str, Any]] = []
-    summary = {"task": "schema", **summarize(items, pruners, delta, records=records)}
+    summary = {"task": "schema", **summarize(items, pruners, delta, records=records, tokens=True)}
     summary["curve"] = [
         {k: v for k, v in summarize(items, pruners, d).items()
          if k in ("threshold", "column_recall", "column_precision", "table_recall", "kept_fraction", "full_coverage_rate")}
