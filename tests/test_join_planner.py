@@ -1,0 +1,202 @@
+"""The JOIN planner on the real embedded PostgreSQL: tables loaded with no key
+constraints, keys and joins inferred by onboarding (no LLM), then planned; the
+planned FROM clauses run through the safe executor. ``sqlgenie eval joins`` on a
+tiny Spider-layout dataset (keys dropped, onboarding, gold join sites)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import psycopg
+import pytest
+
+from sqlgenie.catalog import load_catalog
+from sqlgenie.executor import SafeExecutor
+from sqlgenie.inference.join_planner import JoinPlan, build_graph, plan_joins
+from sqlgenie.store.migrations import ensure_migrated
+
+S = "shopj"
+DDL = [
+    f"CREATE SCHEMA {S}",
+    f"CREATE TABLE {S}.customers (customer_id int, customer_name text, region text)",
+    f"CREATE TABLE {S}.orders (order_id int, customer_id int, order_date date, status text)",
+    f"CREATE TABLE {S}.order_items (order_item_id int, order_id int, product_id int, quantity int)",
+    f"CREATE TABLE {S}.products (product_id int, product_name text, price numeric)",
+    f"CREATE TABLE {S}.airports (airport_code text, airport_name text, city text)",
+    f"CREATE TABLE {S}.flights (flight_id int, source_airport_code text, destination_airport_code text, airline text)",
+    f"CREATE TABLE {S}.addresses (address_id int, street text, country text)",
+    f"CREATE TABLE {S}.students (student_id int, student_name text, current_address_id int, permanent_address_id int)",
+    f"CREATE TABLE {S}.weather (day date, rainfall numeric)",
+]
+
+
+def _fill(conn: psycopg.Connection) -> None:
+    with conn.cursor() as cur:
+        cur.executemany(f"INSERT INTO {S}.customers VALUES (%s, %s, %s)",
+                        [(i, f"Customer {i}", ["north", "south", "east"][i % 3]) for i in range(1, 41)])
+        cur.executemany(f"INSERT INTO {S}.orders VALUES (%s, %s, DATE '2024-01-01' + %s, %s)",
+                        [(100 + i, 1 + (i * 7) % 40, i % 90, ["open", "paid"][i % 2]) for i in range(200)])
+        cur.executemany(f"INSERT INTO {S}.products VALUES (%s, %s, %s)",
+                        [(500 + i, f"Product {i}", 3 + i) for i in range(30)])
+        cur.executemany(f"INSERT INTO {S}.order_items VALUES (%s, %s, %s, %s)",
+                        [(9000 + i, 100 + (i * 13) % 200, 500 + (i * 11) % 30, 1 + i % 4) for i in range(600)])
+        codes = [f"A{c}{d}" for c in "BCDEFG" for d in "XYZ"]
+        cur.executemany(f"INSERT INTO {S}.airports VALUES (%s, %s, %s)",
+                        [(c, f"Airport {c}", f"City {i % 9}") for i, c in enumerate(codes)])
+        cur.executemany(f"INSERT INTO {S}.flights VALUES (%s, %s, %s, %s)",
+                        [(i, codes[i % 18], codes[(i * 5 + 3) % 18], ["Blue", "Red"][i % 2]) for i in range(120)])
+        cur.executemany(f"INSERT INTO {S}.addresses VALUES (%s, %s, %s)",
+                        [(700 + i, f"{i} Main St", ["Haiti", "Peru", "Chad"][i % 3]) for i in range(50)])
+        cur.executemany(f"INSERT INTO {S}.students VALUES (%s, %s, %s, %s)",
+                        [(i, f"Student {i}", 700 + (i * 3) % 50, 700 + (i * 7 + 1) % 50) for i in range(1, 61)])
+        cur.executemany(f"INSERT INTO {S}.weather VALUES (DATE '2024-01-01' + %s, %s)", [(i, i % 5) for i in range(30)])
+
+
+@pytest.fixture(scope="module")
+def db(module_db_url):
+    from onboarding.service import OnboardOptions, onboard_schema
+
+    ensure_migrated(module_db_url)
+    with psycopg.connect(module_db_url, autocommit=True) as conn:
+        for ddl in DDL:
+            conn.execute(ddl)
+        _fill(conn)
+        conn.execute(f"ANALYZE")
+        onboard_schema(S, target=conn, store=conn, options=OnboardOptions(llm=None, measure_indexes=False))
+    return module_db_url
+
+
+@pytest.fixture(scope="module")
+def catalog(db):
+    with psycopg.connect(db, autocommit=True) as store:
+        return load_catalog(store, schemas=[S], search_path=(S,))
+
+
+def _run(db: str, plan: JoinPlan, select: str = "count(*)") -> list[tuple]:
+    ex = SafeExecutor(db, statement_timeout_ms=5000, row_cap=1000)
+    try:
+        return [tuple(r) for r in ex.run(f"SELECT {select} {plan.from_clause()}").rows]
+    finally:
+        ex.close()
+
+
+def test_onboarding_inferred_the_keys_the_planner_uses(catalog):
+    assert catalog.table("orders").primary_key == ("order_id",)
+    assert catalog.table("customers").primary_key == ("customer_id",)
+    accepted = {(j.from_table, j.from_columns, j.to_table) for j in catalog.joins if j.status == "accepted"}
+    assert (f"{S}.orders", ("customer_id",), f"{S}.customers") in accepted
+
+
+def test_two_tables_one_join_with_cardinality_and_text(db, catalog):
+    plan = plan_joins(catalog, ["customers", "orders"])
+    assert plan.complete and plan.bridges == () and len(plan.joins) == 1
+    j = plan.joins[0]
+    assert (j.left_table, j.left_columns, j.right_table, j.right_columns) == (
+        f"{S}.orders", ("customer_id",), f"{S}.customers", ("customer_id",))
+    assert j.cardinality == "n:1" and j.fans_out and j.repeated_table == f"{S}.customers" and j.confirmed
+    assert plan.fan_out() == [j]
+    assert "orders.customer_id = shopj.customers.customer_id (n:1; each customers row repeats once per matching " \
+           "orders row)" in plan.render()
+    assert plan.condition_pairs() == {frozenset({f"{S}.orders.customer_id", f"{S}.customers.customer_id"})}
+    assert _run(db, plan) == [(200,)]  # every order has its customer
+    d = plan.to_dict()
+    assert d["complete"] and d["joins"][0]["cardinality"] == "n:1" and d["fan_out"] == [j.condition()]
+    json.dumps(d)
+
+
+def test_steiner_tree_adds_the_bridge_table(db, catalog):
+    plan = plan_joins(catalog, ["customers", "products"])
+    assert plan.complete
+    assert set(plan.bridges) == {f"{S}.orders", f"{S}.order_items"}
+    assert len(plan.joins) == 3
+    assert plan.tables[0] == f"{S}.customers"
+    assert "Tables added only to connect the others" in plan.render()
+    # the planned FROM clause runs and joins every order line once
+    assert _run(db, plan) == [(600,)]
+    # three requested tables: the same tree, products joined through order_items
+    plan3 = plan_joins(catalog, ["products", "customers", "orders"])
+    assert plan3.bridges == (f"{S}.order_items",)
+    assert plan3.condition_pairs() == plan.condition_pairs()
+
+
+def test_single_and_unknown_and_unconnected_tables(catalog):
+    assert plan_joins(catalog, ["orders"]).joins == ()
+    assert plan_joins(catalog, ["orders"]).render() == "Single table; no join needed."
+    plan = plan_joins(catalog, ["orders", "no_such_table"])
+    assert plan.unknown == ("no_such_table",) and not plan.complete
+    assert "Not in the catalog: no_such_table" in plan.render()
+    lonely = plan_joins(catalog, ["orders", "weather"], guess=False, rejected=False)
+    assert lonely.unconnected == (f"{S}.weather",) and not lonely.complete
+    assert "No known join reaches" in lonely.render()
+
+
+def test_parallel_roles_chosen_by_question_then_column_order(db, catalog):
+    default = plan_joins(catalog, ["students", "addresses"])
+    assert [j.left_columns for j in default.joins] == [("current_address_id",)]
+    assert default.joins[0].alternatives and default.joins[0].alternatives[0].left_columns == ("permanent_address_id",)
+    assert "other joins of these tables" in default.render()
+    asked = plan_joins(catalog, ["students", "addresses"], question="Which students permanently live in Haiti?")
+    assert [j.left_columns for j in asked.joins] == [("permanent_address_id",)]
+
+
+def test_a_table_twice_gets_a_second_role(db, catalog):
+    plan = plan_joins(catalog, ["flights", "airports", "airports"], question="flights arriving in City 3")
+    cols = sorted(j.left_columns[0] for j in plan.joins)
+    assert cols == ["destination_airport_code", "source_airport_code"]
+    second = [j for j in plan.joins if j.right_alias]
+    assert len(second) == 1 and second[0].right_alias == "airports_2"
+    # the question names the destination: the first copy joins it
+    assert plan.joins[0].left_columns == ("destination_airport_code",)
+    assert "airports_2 is a second copy of shopj.airports" in plan.render()
+    rows = _run(db, plan, "count(*), count(DISTINCT airports_2.airport_code)")
+    assert rows == [(120, 18)]
+
+
+def test_graph_reuse_gives_the_same_plan(catalog):
+    g = build_graph(catalog)
+    assert plan_joins(catalog, ["customers", "products"], graph=g) == plan_joins(catalog, ["customers", "products"])
+
+
+# --- sqlgenie eval joins -------------------------------------------------------------------
+
+from test_eval_fixtures import make_spider_dataset  # noqa: E402
+
+JOIN_QUESTIONS = [
+    {"db_id": "shop", "question": "Orders per customer",
+     "query": 'SELECT T1.Name, count(*) FROM Customer AS T1 JOIN "ORDER" AS T2 ON T1.id = T2."Customer ID" GROUP BY T1.id'},
+    {"db_id": "shop", "question": "Notes of orders of Paris customers",
+     "query": 'SELECT T1.note FROM "select" AS T1 JOIN "Order" AS T2 ON T1."Order ID" = T2."Order ID" '
+              'JOIN Customer AS T3 ON T2."Customer ID" = T3.id WHERE T3.city = "Paris"'},
+    {"db_id": "shop", "question": "How many customers?", "query": "SELECT count(*) FROM CUSTOMER"},
+    {"db_id": "shop", "question": "Customers with a noted big order",
+     "query": 'SELECT name FROM customer WHERE id IN (SELECT cid FROM "select" AS s JOIN "Order" AS o '
+              'ON s."Order ID" = o."Order ID" WHERE o.amount > 10)'},
+]
+
+
+def test_eval_joins_command(tmp_path, fresh_db_url):
+    data = make_spider_dataset(tmp_path / "spider")
+    (data / "dev.json").write_text(json.dumps(JOIN_QUESTIONS), encoding="utf-8")
+    out = tmp_path / "joins.jsonl"
+    env = dict(os.environ, SQLGENIE_DATABASE_URL=fresh_db_url)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sqlgenie", "eval", "joins", "--dataset", str(data), "--out", str(out)],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert s["task"] == "joins" and s["questions"] == 3 and s["questions_without_join"] == 1
+    assert s["sites"] == 3 and s["by_tables"]["2"]["questions"] == 2 and s["by_tables"]["3"]["questions"] == 1
+    records = {r["index"]: r for r in (json.loads(line) for line in out.read_text().splitlines())}
+    assert records[0]["sites"][0]["gold"] == ["customer.id = order.customer id"]
+    assert records[3]["sites"][0]["tables"] == ["select", "order"]
+    for r in records.values():
+        for site in r["sites"]:
+            assert site["exact"] == (site["gold"] == site["predicted"])
+    assert s["join_exact"] == round(sum(r["exact"] for r in records.values()) / 3, 4)
+    # the shop's keys are all found once declared keys are hidden: every join site matches
+    assert s["join_exact"] == 1.0, records
+    assert "join_exact" in proc.stderr
