@@ -62,7 +62,8 @@ def staged(generations: list[str], *, plan: str = PLAN, critic: list[str] | None
             return plan
         if stage == "think_critic":
             return next(verdicts, "OK")
-        return sql_block(next(gens))
+        text = next(gens)
+        return text[4:] if text.startswith("RAW:") else sql_block(text)
 
     return script
 
@@ -171,6 +172,16 @@ def test_repeated_rejected_statement_stops_the_loop(demo):
         r = asker.ask(QUESTION, route="think")
     assert r.think.loop["stop_reason"] == "no_progress" and r.status == "refused"
     assert len(r.think.loop["rounds"]) == 1 and r.llm["calls"] == 3
+
+
+def test_answer_without_sql_is_a_rejected_round_fed_back(demo):
+    llm = ScriptedProvider(staged(["RAW:   ", RIGHT]))
+    with Asker.open(demo, provider=llm) as asker:
+        r = asker.ask(QUESTION, route="think")
+    first, second = r.think.loop["rounds"]
+    assert [f["check"] for f in first["findings"]] == ["no_sql"] and second["accepted"]
+    assert "answer with one ```sql block" in user_texts(llm, "think_generate")[1]
+    assert r.status == "ok" and r.row_count == 1
 
 
 def test_unanswerable_plan_refuses_without_generating(demo):

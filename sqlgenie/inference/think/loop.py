@@ -249,6 +249,7 @@ class ThinkLoop:
     def run(self, question: str, *, examples: Sequence[Any] = (), execute: bool = True,
             limit: int | None = None, context: ThinkContext | None = None) -> ThinkRun:
         """Answer ``question`` (see module doc). LLM errors propagate (LLMError)."""
+        from sqlgenie.errors import LLMResponseError
         from sqlgenie.inference.generate_llm import extract_sql
 
         started = time.perf_counter()
@@ -274,7 +275,15 @@ class ThinkLoop:
             for number in range(1, s.think_max_rounds + 1):
                 with self._timed("think_generate"):
                     text = self._call(budget, "think_generate", *generate_prompt(context, run.plan, attempts))
-                generated = extract_sql(text)
+                try:
+                    generated = extract_sql(text)
+                except LLMResponseError:  # an answer without SQL is a rejected round, fed back
+                    rnd = ThinkRound(number=number, generated_sql="", sql="", findings=[{
+                        "check": "no_sql", "severity": "error", "evidence": {"answer": text[:500]}, "repaired": False,
+                        "message": "The answer held no SQL statement; answer with one ```sql block."}])
+                    run.rounds.append(rnd)
+                    attempts.append(Attempt(number, text.strip()[:500] or "(empty answer)", rnd.problems()))
+                    continue
                 key = _normal(generated)
                 if key in seen:
                     return self._stop(run, "no_progress", f"round {number} repeated an earlier statement", started)

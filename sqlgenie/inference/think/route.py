@@ -46,7 +46,7 @@ def answer_think(asker: Any, result: Any, clock: Any, matches: Sequence[Any], re
                   "output_tokens": run.usage["output_tokens"], "by_stage": run.usage.get("by_stage", {}),
                   "max_calls": run.usage.get("max_calls"), "max_tokens": run.usage.get("max_tokens")}
     if final is not None:
-        result.sql = final.sql
+        result.sql = final.sql or None
         result.corrections = final.corrections
     answered = run.status == "ok" and final is not None
     message = None if answered else (UNANSWERABLE if run.stop_reason == "unanswerable" else REFUSED)
