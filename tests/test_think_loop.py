@@ -106,6 +106,7 @@ def test_plan_then_each_finding_fed_back_until_accepted(demo):
     gen = user_texts(llm, "think_generate")
     assert len(gen) == 3 and "rejected" not in gen[0]
     assert "Attempt 1 was rejected" in gen[1] and "division by zero" in gen[1] and PLAN in gen[1]
+    assert all(f["message"] in gen[1] for f in first["findings"] if not f["repaired"])
     # round 2: checks pass, the LLM critic objects; its problems go back too (with round 1's)
     assert second["findings"] == [] and second["llm_critic"] == "objection"
     assert second["llm_problems"][0].startswith("It returns region_id")
@@ -172,6 +173,21 @@ def test_repeated_rejected_statement_stops_the_loop(demo):
         r = asker.ask(QUESTION, route="think")
     assert r.think.loop["stop_reason"] == "no_progress" and r.status == "refused"
     assert len(r.think.loop["rounds"]) == 1 and r.llm["calls"] == 3
+
+
+def test_warning_is_fed_back_and_a_repeated_statement_with_only_warnings_is_answered(demo):
+    fanout = ("SELECT r.region_name, sum(o.total_amt) AS revenue FROM demo.orders o "
+              "JOIN demo.order_items oi ON oi.order_id = o.order_id " + JOINS.split("demo.orders o ", 1)[1]
+              + " GROUP BY r.region_name")
+    llm = ScriptedProvider(staged([fanout, fanout]))
+    with Asker.open(demo, provider=llm) as asker:
+        r = asker.ask("Total revenue per region", route="think")
+    [first] = r.think.loop["rounds"]
+    warnings = [f for f in first["findings"] if f["severity"] == "warning"]
+    assert [f["check"] for f in warnings] == ["fanout_aggregate"] and first["llm_critic"] is None
+    assert warnings[0]["message"] in user_texts(llm, "think_generate")[1]
+    assert r.think.loop["stop_reason"] == "no_progress" and r.status == "ok" and r.row_count == 6
+    assert "Critic warnings left open" in r.explanation and warnings[0]["message"] in r.explanation
 
 
 def test_answer_without_sql_is_a_rejected_round_fed_back(demo):
