@@ -252,3 +252,95 @@ def test_duplicates_for_distinct_is_repaired_with_distinct(env):
     # A LIMIT makes DISTINCT change which rows are kept: reported, never rewritten.
     report = _critique(env, "SELECT country FROM singer ORDER BY country LIMIT 3", question)
     assert _checks(report) == {"duplicates_for_distinct"} and not report.repaired
+
+
+def test_group_by_and_reference_checks_are_registered():
+    assert {"ambiguous_column", "ungrouped_column", "nested_aggregate", "aggregate_in_where",
+            "each_without_group_by", "duplicates_for_distinct"} <= set(CHECK_NAMES)
+
+
+def test_ungrouped_column_with_group_by(env):
+    question = "How many singers come from each country?"
+    report = _critique(env, "SELECT country, name, count(*) FROM singer GROUP BY country", question)
+    finding = next(f for f in report.findings if f.check == "ungrouped_column")
+    assert finding.severity == "error" and finding.evidence["columns"] == ["name"] and "GROUP BY" in finding.message
+    assert not report.ok
+    assert _critique(env, "SELECT country, count(*) FROM singer GROUP BY country", question).findings == []
+    # PostgreSQL accepts columns of a table whose primary key is grouped: no finding.
+    by_key = ("SELECT s.name, count(*) FROM singer AS s JOIN singer_in_concert AS sc ON s.singer_id = sc.singer_id "
+              "GROUP BY s.singer_id")
+    assert _critique(env, by_key, "How many concerts did each singer sing in?").findings == []
+
+
+def test_ungrouped_column_next_to_an_aggregate_static(env):
+    catalog, _, _ = env
+    sql, question = "SELECT name, max(age) FROM singer", "Who is the oldest singer?"
+    findings = run_checks(sql, question=question, catalog=catalog)  # no executor: static
+    finding = next(f for f in findings if f.check == "ungrouped_column")
+    assert "without GROUP BY" in finding.message and "LIMIT 1" in finding.message
+    report = _critique(env, sql, question)
+    assert {"executes", "ungrouped_column"} <= _checks(report)
+    assert run_checks("SELECT name FROM singer ORDER BY age DESC LIMIT 1", question=question,
+                      catalog=catalog) == []
+
+
+def test_nested_aggregate(env):
+    question = "What is the largest number of singers in a concert?"
+    report = _critique(env, "SELECT max(count(*)) FROM singer_in_concert GROUP BY concert_id", question)
+    finding = next(f for f in report.findings if f.check == "nested_aggregate")
+    assert "max(count(*))" in finding.message.lower() and "ORDER BY" in finding.message
+    right = "SELECT count(*) FROM singer_in_concert GROUP BY concert_id ORDER BY count(*) DESC LIMIT 1"
+    report = _critique(env, right, question)
+    assert report.findings == [] and report.rows == [(3,)]
+    # An aggregate over a subquery's aggregate is right.
+    assert _critique(env, "SELECT max(n) FROM (SELECT count(*) AS n FROM singer_in_concert GROUP BY concert_id) AS t",
+                     question).findings == []
+
+
+def test_aggregate_in_where(env):
+    question = "Which concerts have more than two singers?"
+    bad = "SELECT concert_id FROM singer_in_concert WHERE count(*) > 2 GROUP BY concert_id"
+    report = _critique(env, bad, question)
+    assert "aggregate_in_where" in _checks(report)
+    finding = next(f for f in report.findings if f.check == "aggregate_in_where")
+    assert "HAVING" in finding.message
+    right = "SELECT concert_id FROM singer_in_concert GROUP BY concert_id HAVING count(*) > 2"
+    assert _critique(env, right, question).findings == []
+    subquery = "SELECT name FROM singer WHERE age > (SELECT avg(age) FROM singer)"
+    assert _critique(env, subquery, "Which singers are older than average?").findings == []
+
+
+def test_each_without_group_by(env):
+    question = "How many singers are there in each concert?"
+    report = _critique(env, "SELECT count(*) FROM singer_in_concert", question)
+    assert [f.check for f in report.findings] == ["each_without_group_by"] and report.ok
+    assert _critique(env, "SELECT concert_id, count(*) FROM singer_in_concert GROUP BY concert_id",
+                     question).findings == []
+    assert _critique(env, "SELECT count(*) FROM singer_in_concert",
+                     "How many singer performances are there?").findings == []
+
+
+def test_ambiguous_column_equated_by_the_join_is_qualified(env):
+    question = "What are the names of the singers who sang in a concert, with their ids?"
+    bad = ("SELECT singer_id, name FROM singer JOIN singer_in_concert "
+           "ON singer.singer_id = singer_in_concert.singer_id WHERE concert_id = 4")
+    report = _critique(env, bad, question)
+    finding = next(f for f in report.findings if f.check == "ambiguous_column")
+    assert finding.repaired and finding.evidence["equated"] and "either gives the same value" in finding.message
+    assert [r["corrector"] for r in report.repairs] == ["qualify_ambiguous"] and report.ok
+    assert sorted(report.rows) == [(3, "Justin Brown"), (4, "Rose White")]
+    qualified = bad.replace("SELECT singer_id", "SELECT singer.singer_id")
+    assert _critique(env, qualified, question).findings == []
+
+
+def test_ambiguous_column_not_equated_is_reported_not_repaired(env):
+    question = "How many singers sang in each concert, counting concerts without singers?"
+    bad = ("SELECT concert_id, count(singer_id) FROM concert LEFT JOIN singer_in_concert "
+           "ON concert.concert_id = singer_in_concert.concert_id GROUP BY concert_id")
+    report = _critique(env, bad, question)
+    finding = next(f for f in report.findings if f.check == "ambiguous_column")
+    assert not finding.repaired and not finding.evidence["equated"] and not report.repaired
+    assert set(finding.evidence["candidates"]) == {"concert.concert_id", "singer_in_concert.concert_id"}
+    right = bad.replace("concert_id, count", "concert.concert_id, count").replace("BY concert_id",
+                                                                                 "BY concert.concert_id")
+    assert _critique(env, right, question).findings == []

@@ -15,7 +15,10 @@ themselves are the autocorrectors' (:mod:`sqlgenie.autocorrect`), not new code:
   ``x IN (subquery)`` (``<>`` becomes ``NOT IN``), the only reading PostgreSQL runs;
 * ``add_distinct``: the question asks for different / distinct items and the
   result repeats rows: the outermost ``SELECT`` gets ``DISTINCT`` (when it has no
-  ``DISTINCT``, ``GROUP BY`` or ``LIMIT`` already).
+  ``DISTINCT``, ``GROUP BY`` or ``LIMIT`` already);
+* ``qualify_ambiguous``: an unqualified column two tables of its query have, where
+  an inner join (or a ``WHERE`` conjunct) makes the two equal, is qualified with the
+  first of them (every reading gives the same value).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from sqlglot import exp
 from sqlgenie.inference.critic.context import CheckContext
 from sqlgenie.inference.critic.findings import Finding
 
-__all__ = ["REPAIRS", "add_distinct", "filter_values", "identifiers_and_types", "scalar_in"]
+__all__ = ["REPAIRS", "add_distinct", "filter_values", "identifiers_and_types", "qualify_ambiguous", "scalar_in"]
 
 Proposal = tuple[str, list[dict[str, str]]]
 Repair = Callable[[CheckContext, list[Finding], Any, Any], "Proposal | None"]
@@ -108,4 +111,26 @@ def add_distinct(ctx: CheckContext, findings: list[Finding], matcher: Any, setti
                                            "reason": "the question asks for different items; the result repeated rows"}]
 
 
-REPAIRS: tuple[Repair, ...] = (identifiers_and_types, scalar_in, filter_values, add_distinct)
+def qualify_ambiguous(ctx: CheckContext, findings: list[Finding], matcher: Any, settings: Any) -> Proposal | None:
+    if ctx.tree is None or not any(f.check == "ambiguous_column" and f.evidence.get("equated") for f in findings):
+        return None
+    from sqlgenie.inference.critic.checks.references import ambiguities
+
+    tree = ctx.tree.copy()
+    changes = []
+    for a in ambiguities(tree, ctx.catalog):
+        if not a["exact"]:
+            continue
+        select, name, alias, ident = a["select"], a["name"].lower(), a["candidates"][0][0], a["identifiers"][0]
+        for col in list(select.find_all(exp.Column)):
+            if col.table or col.name.lower() != name or col.find_ancestor(exp.Select) is not select:
+                continue
+            col.set("table", ident.copy())
+        changes.append({"corrector": "qualify_ambiguous", "before": a["name"], "after": f"{alias}.{a['name']}",
+                        "reason": "the join makes " + " and ".join(f"{t}.{c}" for t, c in a["candidates"]) + " equal"})
+    if not changes:
+        return None
+    return tree.sql(dialect="postgres"), changes
+
+
+REPAIRS: tuple[Repair, ...] = (identifiers_and_types, qualify_ambiguous, scalar_in, filter_values, add_distinct)

@@ -11,9 +11,16 @@ from __future__ import annotations
 from typing import Callable
 
 from sqlgenie.inference.critic.checks.execution import executes
+from sqlgenie.inference.critic.checks.grouping import (
+    aggregate_in_where,
+    each_without_group_by,
+    nested_aggregate,
+    ungrouped_column,
+)
 from sqlgenie.inference.critic.checks.joins import fanout_aggregate
 from sqlgenie.inference.critic.checks.ordering import order_direction, superlative_without_limit
 from sqlgenie.inference.critic.checks.projection import id_for_name
+from sqlgenie.inference.critic.checks.references import ambiguous_column
 from sqlgenie.inference.critic.checks.shape import duplicates_for_distinct
 from sqlgenie.inference.critic.checks.subqueries import scalar_subquery
 from sqlgenie.inference.critic.checks.syntax import binds, parses
@@ -28,12 +35,17 @@ CHECKS: tuple[Check, ...] = (
     parses,
     binds,
     executes,
+    ambiguous_column,
+    ungrouped_column,
+    nested_aggregate,
+    aggregate_in_where,
     scalar_subquery,
     empty_result_value,
     fanout_aggregate,
     id_for_name,
     superlative_without_limit,
     order_direction,
+    each_without_group_by,
     duplicates_for_distinct,
 )
 
