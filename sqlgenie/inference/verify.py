@@ -254,6 +254,8 @@ def question_roles(masked_text: str, span_classes: Sequence[str] | None = None,
                 j += 1
             if j < n and _is_content(words[j]) and words[j] not in _SUPERLATIVE:
                 roles.ranked.add(lemma(words[j]))
+            elif j >= n and j - 1 > k and words[j - 1] in ("total", "amount", "number"):
+                roles.ranked.add(words[j - 1])  # "... by total"
         elif w in ("per", "each", "every") or (w == "by" and k > 0):
             j = k + 1
             while j < n and words[j] in ("the", "a", "an", "each", "every", "their", "its", "respective"):
@@ -312,6 +314,8 @@ def _number_role(words: Sequence[str], k: int) -> str:
         return "compare"
     if any(w in _SUPERLATIVE for w in nxt[:2]) or (prev and prev[-1] in ("which", "what")):
         return "limit"
+    if any(w in _SUPER_KEY for w in words[k + 1:]):
+        return "limit"  # "the 5 cities with the most customers"
     return "value"
 
 
@@ -345,7 +349,7 @@ def compare_roles(example: Roles, new: Roles) -> RoleCheck:
     if example.numbers and new.numbers and len(example.numbers) == len(new.numbers) and \
             example.numbers != new.numbers:
         for r_old, r_new in zip(example.numbers, new.numbers):
-            if r_old != r_new:
+            if {r_old, r_new} == {"limit", "compare"}:  # "value" is the grammar's "cannot tell"
                 words = {"limit": "how many rows to show", "compare": "a bound to compare with",
                          "value": "a value to match"}
                 reasons.append(f"a number that is {words[r_old]} in the example is {words[r_new]} in your question")
