@@ -2,8 +2,9 @@
 
 ``sqlgenie ask ...`` is sent to a running ``sqlgenie serve`` when there is one
 (:mod:`sqlgenie.server.client` decides), and printed exactly as a local answer;
-this path imports neither the CLI's other commands nor the model, psycopg or
-pydantic, so it takes a fraction of the ~1-2 s a local one-shot ask needs.
+this path imports neither the CLI's other commands nor the model, psycopg,
+pydantic or rich (the server renders the answer for this terminal), so it takes a
+fraction of the ~1-2 s a local one-shot ask needs.
 Everything else, and ``ask`` without a server, is the full CLI (:mod:`sqlgenie.cli`).
 """
 
@@ -28,7 +29,7 @@ def main() -> None:
 
 def forward_ask(argv: list[str]) -> int | None:
     """Answer ``ask ARGV`` through a server; the exit code, or None to answer locally."""
-    from sqlgenie.server.client import find_server, parse_ask_args
+    from sqlgenie.server.client import find_server, parse_ask_args, terminal_style
 
     args = parse_ask_args(argv)
     if args is None:
@@ -38,6 +39,8 @@ def forward_ask(argv: list[str]) -> int | None:
         return None
     payload = {"question": args.question, "route": args.route, "execute": args.execute, "limit": args.limit,
                "text_rows": not args.as_json}
+    if not args.as_json:  # the server prints it for this terminal (no rich/pygments here)
+        payload["render"] = {**terminal_style(), "explain": args.explain}
     try:
         status, body = server.post("/api/ask", payload)
     except OSError:
@@ -49,6 +52,9 @@ def forward_ask(argv: list[str]) -> int | None:
     if status == 200 and isinstance(data, dict):
         if args.as_json:
             sys.stdout.write(body.decode("utf-8") + "\n")
+            sys.stdout.flush()
+        elif isinstance(data.get("rendered"), str):
+            sys.stdout.write(data["rendered"])
             sys.stdout.flush()
         else:
             if data.get("rows_text") is not None:

@@ -5,12 +5,10 @@ the same name. ``create_app`` builds the FastAPI app."""
 
 from __future__ import annotations
 
-from typing import Any
-
 __all__ = ["create_app"]
 
 
-def create_app(*args: Any, **kwargs: Any):
+def create_app(*args, **kwargs):  # untyped: `typing` would slow the one-shot ask's import (client)
     from sqlgenie.server.app import create_app as build
 
     return build(*args, **kwargs)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
 from sqlgenie.server.auth import role
+from sqlgenie.server.render import TerminalStyle, render_text
 from sqlgenie.server.responses import json_response
 from sqlgenie.server.users import User
 
@@ -20,6 +21,8 @@ class AskRequest(BaseModel):
     execute: bool = True
     limit: int | None = Field(None, ge=1, description="Return at most N rows (LIMIT N when the query has none).")
     text_rows: bool = Field(False, description="Also return `rows_text`: each value as the CLI prints it.")
+    render: TerminalStyle | None = Field(None, description="Also return `rendered`: the answer as `sqlgenie ask`"
+                                         " prints it on a terminal of this style (forwarded one-shot asks).")
 
 
 @router.post("/ask", summary="Answer a question: SQL, rows and explanation (as `sqlgenie ask --json`)")
@@ -30,4 +33,6 @@ def ask(body: AskRequest, request: Request, user: User = Depends(role("asker")))
     data = result.to_dict()
     if body.text_rows:
         data["rows_text"] = [["" if v is None else str(v) for v in row] for row in result.rows]
+    if body.render is not None:
+        data["rendered"] = render_text(data, body.render)
     return json_response(data)
