@@ -8,7 +8,8 @@ SELECT (the outer one and every subquery) that reads two or more tables is one
 site's tables (a table read twice is passed twice) and the question, and its join conditions are compared with the gold's as unordered
 column-pair sets (``{t1.a, t2.b}``; every ``column = column`` between two different
 tables of the site, in ``ON`` or ``WHERE``). A question is ``join_exact`` when every
-site of its gold matches. Questions whose gold joins no two tables are not counted.
+site of its gold matches. Questions whose gold joins no two tables are not counted, nor questions on databases
+with no rows (onboarding skips them, as in ``eval fk``; ``skipped_empty_db``).
 
 Breakdowns: by number of tables in the largest site, by database, and by kind of
 miss (``self_join``: a site reads one table twice and the planner's second copy
@@ -186,6 +187,9 @@ def eval_joins(
         raise InputError("No gold query of the selected questions joins two tables.")
     _, runs, meta = run_onboarding(dataset_dir, settings=settings, dbs=needed, keep_catalog=True)
     onboarded = {r.db_id for r in runs}
+    # databases with no rows are not onboarded (as in eval fk): their questions are not scored
+    empty = [q for q in joined if q.db_id not in onboarded]
+    joined = [q for q in joined if q.db_id in onboarded]
     records: list[dict[str, Any]] = []
     exact = 0
     by_size: dict[int, list[int]] = defaultdict(lambda: [0, 0])
@@ -203,7 +207,7 @@ def eval_joins(
         for db_id in sorted(needed & onboarded):
             schema = dataset.schema_name(db_id)
             catalogs[db_id] = load_catalog(store, schemas=[schema], search_path=(schema,))
-            graphs[db_id] = build_graph(catalogs[db_id], proposed=proposed, rejected=rejected, guess=guess)
+            graphs[db_id] = build_graph(catalogs[db_id], proposed=proposed, rejected=rejected)
         for i, q in enumerate(joined):
             schema = dataset.schema_name(q.db_id)
             sites = sites_by_q[q.index]
@@ -213,18 +217,15 @@ def eval_joins(
             size = max(len(s.tables) for s in sites)
             kinds = []
             for site in sites:
-                if q.db_id not in catalogs:
-                    ok, kind, predicted, plan = False, "not_onboarded", set(), None
-                else:
-                    t0 = time.perf_counter()
-                    plan = plan_joins(catalogs[q.db_id], [f"{schema}.{t}" for t in site.refs],
-                                      graph=graphs[q.db_id], question=q.question if use_question else None)
-                    plan_seconds += time.perf_counter() - t0
-                    ok, kind, predicted = score_site(site, plan, schema)
-                    for j in plan.joins:
-                        planned_joins += 1
-                        fan_out_joins += int(j.fans_out)
-                        statuses[j.status] += 1
+                t0 = time.perf_counter()
+                plan = plan_joins(catalogs[q.db_id], [f"{schema}.{t}" for t in site.refs], guess=guess,
+                                  graph=graphs[q.db_id], question=q.question if use_question else None)
+                plan_seconds += time.perf_counter() - t0
+                ok, kind, predicted = score_site(site, plan, schema)
+                for j in plan.joins:
+                    planned_joins += 1
+                    fan_out_joins += int(j.fans_out)
+                    statuses[j.status] += 1
                 sites_total += 1
                 sites_exact += int(ok)
                 if not ok:
@@ -234,7 +235,7 @@ def eval_joins(
                     "tables": site.tables, "exact": ok, "miss": kind,
                     "gold": sorted(" = ".join(sorted(p)) for p in site.pairs),
                     "predicted": sorted(" = ".join(sorted(p)) for p in predicted),
-                    "plan": plan.render() if plan is not None else None,
+                    "plan": plan.render(),
                 })
             exact += int(ok_all)
             by_size[size][0] += 1
@@ -274,7 +275,8 @@ def eval_joins(
         "questions_without_join": len(questions) - n - parse_errors,
         "parse_errors": parse_errors,
         "skipped": len(skipped),
-        "dbs": len(needed),
+        "skipped_empty_db": len(empty),
+        "dbs": len(needed & onboarded),
         "plan_ms_mean": round(1000 * plan_seconds / max(1, sites_total), 3),
         "onboard_seconds": meta.get("seconds"),
         "seconds": round(time.perf_counter() - started, 2),

@@ -72,6 +72,7 @@ REJECTED_SCORE = 0.15  # confidence ceiling of a pair rejected by score whose na
 UNLINKED_SCORE = 0.03  # confidence ceiling of a pair rejected by score with no name link
 GUESS_TABLE_SCORE = 0.06  # a name-only guess: the column names the other table, whose key it matches
 GUESS_NAME_SCORE = 0.05  # a name-only guess: the same column name on both sides
+GUESS_MAX_SHARING = 3  # a same-name guess only for a name at most this many tables of the schema hold
 UNCERTAINTY = 10.0  # weight of -ln(confidence) against the cost model's estimate
 FULL_INCLUSION = 0.99  # share of referencing values found that counts as all of them
 PEER_RATIO = 2.0  # parallel joins this close in confidence are told apart by the question and column order
@@ -347,18 +348,28 @@ def usable(join: JoinInfo, *, proposed: bool = True, rejected: bool = True) -> b
     return rejected and join.status == "rejected" and join.decided_by in (None, "score")
 
 
-def guessed_joins(catalog: Catalog, known: Iterable[JoinInfo] = ()) -> list[JoinInfo]:
+def guessed_joins(catalog: Catalog, known: Iterable[JoinInfo] = (), tables: Iterable[str] | None = None) -> list[JoinInfo]:
     """Name-only joins between tables of one schema that no stored join links (status
     ``guessed``, a last resort): a column naming the other table whose single-column
     key has the same type family (``flights.sourceairport`` -> ``airports.airportcode``),
     or two columns of the same non-generic name and type family that are not both keys
-    (``votes.state`` = ``area_code_state.state``)."""
+    and that at most :data:`GUESS_MAX_SHARING` tables of the schema hold
+    (``votes.state`` = ``area_code_state.state``; a name every table has is a
+    convention, not a link). ``tables``: only pairs with one of these tables."""
     linked = {frozenset((j.from_table.lower(), j.to_table.lower())) for j in known}
     out: list[JoinInfo] = []
-    tables = list(catalog.tables)
-    for i, a in enumerate(tables):
-        for b in tables[i + 1:]:
+    all_tables = list(catalog.tables)
+    wanted = None if tables is None else {t.lower() for t in tables}
+    sharing: dict[tuple[str, str], int] = {}
+    for t in all_tables:
+        for c in t.columns:
+            key = (t.schema, c.name.lower())
+            sharing[key] = sharing.get(key, 0) + 1
+    for i, a in enumerate(all_tables):
+        for b in all_tables[i + 1:]:
             if a.schema != b.schema or frozenset((a.qualified.lower(), b.qualified.lower())) in linked:
+                continue
+            if wanted is not None and a.qualified.lower() not in wanted and b.qualified.lower() not in wanted:
                 continue
             found = False
             for src, dst in ((a, b), (b, a)):
@@ -378,8 +389,10 @@ def guessed_joins(catalog: Catalog, known: Iterable[JoinInfo] = ()) -> list[Join
             if found:
                 continue
             for ca in a.columns:
+                if ca.name.lower() in GENERIC_NAMES or sharing.get((a.schema, ca.name.lower()), 0) > GUESS_MAX_SHARING:
+                    continue
                 cb = b.column(ca.name)
-                if cb is None or cb.family != ca.family or ca.name.lower() in GENERIC_NAMES:
+                if cb is None or cb.family != ca.family:
                     continue
                 if _words(ca.name) != _words(cb.name) or (is_key(a, [ca.name]) and is_key(b, [cb.name])):
                     continue
@@ -397,12 +410,8 @@ def _glued_mention(column: str, table: str) -> bool:
     return bool(words) and all(len(w) >= 4 and w in compact for w in words)
 
 
-def build_graph(catalog: Catalog, *, proposed: bool = True, rejected: bool = True, guess: bool = True) -> JoinGraph:
-    """The planner's join graph over ``catalog`` (see the module docstring)."""
-    g = JoinGraph()
-    stored = [j for j in catalog.joins if usable(j, proposed=proposed, rejected=rejected)]
-    extra = guessed_joins(catalog, stored) if guess else []
-    for j in stored + extra:
+def _add_edges(g: JoinGraph, joins: Iterable[JoinInfo]) -> None:
+    for j in joins:
         a, b = j.from_table.lower(), j.to_table.lower()
         g.names.setdefault(a, j.from_table)
         g.names.setdefault(b, j.to_table)
@@ -414,6 +423,41 @@ def build_graph(catalog: Catalog, *, proposed: bool = True, rejected: bool = Tru
             cur = g.edges.setdefault(x, {}).get(y)
             if cur is None or w < cur[0] or (w == cur[0] and (j.join_id or 0) < (cur[1].join_id or 0)):
                 g.edges[x][y] = (w, j)
+
+
+_GRAPHS: dict[tuple[int, bool, bool], tuple[Any, JoinGraph]] = {}
+
+
+def build_graph(catalog: Catalog, *, proposed: bool = True, rejected: bool = True) -> JoinGraph:
+    """The planner's join graph over ``catalog``'s stored joins (see the module
+    docstring); :func:`plan_joins` adds name-only guesses around the tables it is
+    asked for. The last few graphs are kept per catalog snapshot."""
+    import weakref
+
+    key = (id(catalog), proposed, rejected)
+    hit = _GRAPHS.get(key)
+    if hit is not None and hit[0]() is catalog:
+        return hit[1]
+    g = JoinGraph()
+    _add_edges(g, (j for j in catalog.joins if usable(j, proposed=proposed, rejected=rejected)))
+    if len(_GRAPHS) >= 16:
+        _GRAPHS.pop(next(iter(_GRAPHS)))
+    try:
+        _GRAPHS[key] = (weakref.ref(catalog), g)
+    except TypeError:  # pragma: no cover - not weak-referenceable
+        pass
+    return g
+
+
+def _with_guesses(catalog: Catalog, graph: JoinGraph, terminals: Sequence[str]) -> JoinGraph:
+    """A copy of ``graph`` with the name-only guesses touching ``terminals``."""
+    known = [j for pairs in graph.parallel.values() for _w, j in pairs]
+    guesses = guessed_joins(catalog, known, terminals)
+    if not guesses:
+        return graph
+    g = JoinGraph({k: dict(v) for k, v in graph.edges.items()}, dict(graph.names),
+                  {k: list(v) for k, v in graph.parallel.items()})
+    _add_edges(g, guesses)
     return g
 
 
@@ -581,9 +625,10 @@ def plan_joins(
 
     ``proposed`` / ``rejected`` / ``guess``: whether joins onboarding left proposed,
     pairs it rejected by score, and name-only guesses may connect tables that accepted
-    joins cannot. ``question``: its words choose among several joins of the same two
-    tables (``permanent_address_id`` or ``current_address_id``). Pass ``graph`` (from
-    :func:`build_graph`, same flags) to reuse it over many plans of one catalog.
+    joins cannot (guesses: only those touching a requested table). ``question``: its
+    words choose among several joins of the same two tables (``permanent_address_id``
+    or ``current_address_id``). ``graph``: from :func:`build_graph` with the same flags
+    (by default the cached graph of this catalog snapshot).
     """
     resolved: list[str] = []
     unknown: list[str] = []
@@ -596,7 +641,9 @@ def plan_joins(
         copies[info.qualified.lower()] = copies.get(info.qualified.lower(), 0) + 1
         if copies[info.qualified.lower()] == 1:
             resolved.append(info.qualified)
-    g = graph if graph is not None else build_graph(catalog, proposed=proposed, rejected=rejected, guess=guess)
+    g = graph if graph is not None else build_graph(catalog, proposed=proposed, rejected=rejected)
+    if guess:
+        g = _with_guesses(catalog, g, resolved)
     tree = g.connect(resolved)
     hint_words = _question_words(question)
     chosen = [_choose_parallel(catalog, g, j, hint_words) for j in tree.joins]
