@@ -9,7 +9,8 @@ and questions the bank cannot answer (refused).
 Without --url it starts `sqlgenie serve` on a free port of 127.0.0.1 with the
 current settings (SQLGENIE_DATA_DIR ...; run `sqlgenie demo` there first), makes
 an asker token and stops the server at the end. Phases: a warm single client
-(latency of one ask, client and server side), then the 16-client load. Progress
+(latency of one ask, client and server side), one-shot `sqlgenie ask` processes
+(wall time, as from a shell), then the 16-client load. Progress
 goes to stderr; the last stdout line is one JSON object with `requests`,
 `errors`, `rps`, `p50_ms`, `p99_ms` (the load phase) and the details.
 """
@@ -160,6 +161,27 @@ def run_single(host: str, port: int, token: str, questions: list[str], n: int) -
             "server_p50_ms": percentile([s for s in server if s is not None], 0.5)}
 
 
+def run_oneshot(host: str, port: int, token: str, question: str, n: int) -> dict:
+    """``sqlgenie ask QUESTION`` from a fresh process (the launcher, as a shell runs it)
+    with the server running: wall time per run, and the client process's CPU time."""
+    import resource
+
+    exe = os.path.join(os.path.dirname(sys.executable), "sqlgenie")
+    env = dict(os.environ, SQLGENIE_SERVER_URL=f"http://{host}:{port}", SQLGENIE_TOKEN=token)
+    walls, cpus, failed = [], [], 0
+    for _ in range(n):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        proc = subprocess.run([exe, "ask", question], capture_output=True, text=True, env=env, timeout=120)
+        walls.append((time.perf_counter() - start) * 1000.0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000.0)
+        if proc.returncode != 0 or "route" not in proc.stdout:
+            failed += 1
+    return {"runs": n, "failed": failed, "wall_p50_ms": percentile(walls, 0.5), "wall_min_ms": round(min(walls), 1),
+            "wall_max_ms": round(max(walls), 1), "cpu_p50_ms": percentile(cpus, 0.5), "question": question}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--url", help="A running server (default: start one on a free port of 127.0.0.1).")
@@ -169,6 +191,8 @@ def main() -> None:
     ap.add_argument("--refused-share", type=float, default=0.2, help="Share of refused questions in the load.")
     ap.add_argument("--single", type=int, default=100, help="Sequential asks of the warm single-client phase.")
     ap.add_argument("--askers", type=int, default=None, help="--askers of the started server.")
+    ap.add_argument("--oneshot", type=int, default=10,
+                    help="One-shot `sqlgenie ask` processes (the launcher) timed against the server.")
     args = ap.parse_args()
     if not 0 < args.seconds <= 600:
         ap.error("--seconds must be in (0, 600]")
@@ -200,6 +224,8 @@ def main() -> None:
         print(f"bench: single client, {args.single} bank-hit asks", file=sys.stderr)
         single = run_single(host, port, token, bank, args.single)
         print(f"bench: {args.clients} clients for {args.seconds:.0f} s", file=sys.stderr)
+        print(f"bench: {args.oneshot} one-shot `sqlgenie ask` processes", file=sys.stderr)
+        oneshot = run_oneshot(host, port, token, bank[0], args.oneshot) if args.oneshot > 0 else None
         load = run_load(host, port, token, mix, args.clients, args.seconds)
         bank_only = run_load(host, port, token, [("bank", q) for q in bank], args.clients, args.seconds / 2)
     finally:
@@ -209,7 +235,7 @@ def main() -> None:
     out = {**{k: load[k] for k in ("requests", "errors", "rps", "p50_ms", "p99_ms")},
            "clients": args.clients, "seconds": load["seconds"], "by_kind": load["by_kind"],
            "bank_only": {k: bank_only[k] for k in ("requests", "errors", "rps", "p50_ms", "p99_ms")},
-           "single": single, "error_samples": load["error_samples"] + bank_only["error_samples"],
+           "single": single, "oneshot": oneshot, "error_samples": load["error_samples"] + bank_only["error_samples"],
            "loadavg": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
     print(json.dumps(out))
 

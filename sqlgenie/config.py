@@ -117,7 +117,8 @@ class Settings(BaseSettings):
         12_000, ge=0, description="Requests per minute per token (0: no limit); leaves room for the 16-client load test."
     )
     server_cors_origins: list[str] = Field(default_factory=list, description="Origins allowed by CORS (empty: CORS off).")
-    server_askers: int = Field(2, ge=1, le=32, description="Warm askers (one per worker thread) in the server.")
+    server_askers: int = Field(8, ge=1, le=32, description="Warm askers in the server: asks in flight at once (most of"
+                               " an ask waits for PostgreSQL, so several per core; each holds two connections).")
 
     @field_validator("data_dir", "benchdata_dir", mode="after")
     @classmethod
