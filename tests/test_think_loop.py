@@ -188,6 +188,7 @@ def test_warning_is_fed_back_and_a_repeated_statement_with_only_warnings_is_answ
     assert warnings[0]["message"] in user_texts(llm, "think_generate")[1]
     assert r.think.loop["stop_reason"] == "no_progress" and r.status == "ok" and r.row_count == 6
     assert "Critic warnings left open" in r.explanation and warnings[0]["message"] in r.explanation
+    assert "Autocorrected: open-ended query: default row limit added" in r.explanation
 
 
 def test_answer_without_sql_is_a_rejected_round_fed_back(demo):

@@ -66,8 +66,10 @@ def answer_think(asker: Any, result: Any, clock: Any, matches: Sequence[Any], re
             cap = limit or asker.settings.row_cap
             result.truncated = len(final.rows) >= cap
         warnings = [f["message"] for f in final.open_findings]
-        result.explanation = _explain(run) + (" Critic warnings left open: " + "; ".join(warnings) + "."
-                                              if warnings else "")
+        fixes = [c["reason"] for c in final.corrections] + [c.get("reason", "") for c in final.repairs]
+        result.explanation = (_explain(run)
+                              + (" Autocorrected: " + "; ".join(f for f in fixes if f) + "." if fixes else "")
+                              + (" Critic warnings left open: " + "; ".join(warnings) + "." if warnings else ""))
     else:
         result.status = "refused"
         result.message = message
