@@ -165,7 +165,7 @@ def test_voice_change_is_a_role_change(asker):
     active = question_roles("How many products does the brand [MASK] sell?", ["text"], sw)
     passive = question_roles("How many [MASK] products were sold?", ["text"], sw)
     check = compare_roles(active, passive)
-    assert not check.ok and any("sold" in r for r in check.reasons)
+    assert not check.ok and any("sold" in r and "passive" in r for r in check.reasons)
     assert compare_roles(active, question_roles("How many products does the brand [MASK] sell?", ["text"], sw)).ok
 
 

@@ -148,6 +148,8 @@ class Roles:
     super_in_owner: bool = False  # a superlative in the "of" phrase ("the price of the most expensive product")
     passive: dict[str, str] = field(default_factory=dict)  # verb lemma -> participle, passive voice
     active: set[str] = field(default_factory=set)  # verb lemmas finite and active ("does ... sell")
+    agent: set[str] = field(default_factory=set)  # passive verbs with their agent ("cited by X")
+    text_values: int = 0  # masked text values
 
     def key_roles(self, word: str) -> set[str]:
         out = set()
@@ -194,6 +196,9 @@ def question_roles(masked_text: str, span_classes: Sequence[str] | None = None,
     n = len(words)
     # 1. the answer phrase: after the lead words, up to a preposition, an auxiliary or a verb
     i = 0
+    if n > 1 and words[0] in ("in", "for", "at", "on", "from", "during", "to", "by", "with") and \
+            words[1] in ("what", "which", "whom", "how"):
+        i = 1  # "In what years did ..."
     while i < n and (words[i] in _LEAD or words[i] in _LEAD_STARTERS) and words[i] != _COUNT:
         i += 1
     phrase: list[str] = []
@@ -266,6 +271,9 @@ def question_roles(masked_text: str, span_classes: Sequence[str] | None = None,
             nxt = words[k + 1] if words[k + 1] not in ("not", "never", "also") else (words[k + 2] if k + 2 < n else "")
             if nxt in _PARTICIPLES or (nxt.endswith("ed") and len(nxt) > 4):
                 roles.passive[_verb_lemma(nxt)] = nxt
+                at = words.index(nxt, k + 1)
+                if "by" in words[at + 1:at + 3]:
+                    roles.agent.add(_verb_lemma(nxt))  # "owned by someone": the active's subject is named
         if w in ("do", "does", "did") and k + 1 < n:
             for nxt in words[k + 1:k + 6]:
                 if nxt in _PREP or nxt == _MASK:
@@ -275,6 +283,7 @@ def question_roles(masked_text: str, span_classes: Sequence[str] | None = None,
                     roles.active.add(nxt)
     # 3. numbers
     if span_classes is not None:
+        roles.text_values = sum(1 for c in span_classes if c == "text")
         masks = [k for k, w in enumerate(words) if w == _MASK]
         if len(masks) == len(span_classes):
             for k, cls in zip(masks, span_classes):
@@ -282,6 +291,19 @@ def question_roles(masked_text: str, span_classes: Sequence[str] | None = None,
                     continue
                 roles.numbers.append(_number_role(words, k))
     return roles
+
+
+_BE = frozenset("is are was were be been being am".split())
+
+
+def _finite_forms(words: Sequence[str]) -> set[str]:
+    """Bare and third-person forms not after a form of "be" ("papers *cite* X"), as lemmas."""
+    out = set()
+    for k, w in enumerate(words):
+        if k == 0 or words[k - 1] in _BE or words[k - 1] in ("please", "you", "to") or w in _IRREGULAR or w.endswith(("ed", "ing")) or not w.isalpha():
+            continue
+        out.add(w[:-1] if w.endswith("s") and not w.endswith("ss") else w)
+    return out
 
 
 def _verb_lemma(word: str) -> str:
@@ -333,9 +355,13 @@ def _quote(word: str) -> str:
     return f"\u201c{word}\u201d"
 
 
-def compare_roles(example: Roles, new: Roles) -> RoleCheck:
+def compare_roles(example: Roles, new: Roles, schema_word: SchemaWord | None = None) -> RoleCheck:
     """Do the two questions give their shared words the same roles? (see module doc)"""
     reasons: list[str] = []
+
+    def schema_head(word: str) -> bool:
+        return schema_word is None or schema_word(word)
+
     shared = {lemma(w) for w in example.words if _is_content(w)} & {lemma(w) for w in new.words if _is_content(w)}
     role_name = {"answer": "what is asked for", "rank": "what is ranked by", "group": "what is grouped by"}
     for w in sorted(shared):
@@ -356,11 +382,22 @@ def compare_roles(example: Roles, new: Roles) -> RoleCheck:
                 break
     for side, other in ((example, new), (new, example)):
         for verb, word in side.passive.items():
-            if any(_verb_matches(verb, v) for v in other.active):
-                reasons.append(f"{_quote(verb)} has another subject in the two questions: one asks what is "
-                               f"{word}, the other who {verb}s it")
+            if verb in other.passive:
+                continue
+            if verb in side.agent and min(side.text_values, other.text_values) < 2:
+                continue  # "dogs owned by X" = "dogs X owns"; with two values their pairing by order is unsafe
+            if any(_verb_matches(verb, v) for v in other.active | _finite_forms(other.words)):
+                reasons.append(f"{_quote(word)} is passive in one question and active in the other, so who does it "
+                               "and to what are swapped")
                 break
     reorder = None
+    if len(example.heads) == 1 and len(new.heads) == 1 and example.heads != new.heads:
+        h_ex, h_new = example.heads[0], new.heads[0]
+        ex_words = {lemma(w) for w in example.words}
+        new_words = {lemma(w) for w in new.words}
+        if h_new in ex_words and h_ex not in new_words and schema_head(h_ex) and schema_head(h_new):
+            reasons.append(f"your question asks for the {h_new}, the example for the {h_ex} "
+                           f"(where {_quote(h_new)} plays another part)")
     a_sig, b_sig = example.signature, new.signature
     if len(a_sig) >= 2 and a_sig != b_sig and sorted(a_sig) == sorted(b_sig) and len(set(a_sig)) == len(a_sig):
         reorder = [a_sig.index(h) for h in b_sig]
@@ -615,7 +652,7 @@ def adapt_verified(
         return adapted
     ex_roles = question_roles(example_masked if reduction is None else ex_masked, _classes(spans), schema_words)
     new_roles = question_roles(new_masked, _classes(new_spans), schema_words)
-    check = compare_roles(ex_roles, new_roles)
+    check = compare_roles(ex_roles, new_roles, schema_words)
     reasons = list(check.reasons)
     tree = adapted.tree
     if tree is None:
@@ -653,3 +690,4 @@ def adapt_verified(
         adapted.sql = to_sql(tree)
     adapted.notes = notes + [n for n in adapted.notes if n not in notes]
     return adapted
+
