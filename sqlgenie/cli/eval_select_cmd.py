@@ -29,6 +29,13 @@ def select(
         "agreement", "--weights",
         help="agreement: each system's vote weighs by its agreement with the others (no gold used); equal: one vote each.",
     ),
+    critic: bool = typer.Option(
+        True, "--critic/--no-critic",
+        help="Score disagreeing clusters with the critic's checks (onboards each database's catalog, no LLM).",
+    ),
+    keys: str = typer.Option(
+        "drop", "--keys", help="Keys of the loaded copies the critic's catalogs use (as eval load --keys).",
+    ),
     cache: Optional[Path] = typer.Option(None, "--cache", help="Pickle of execution results to reuse between runs."),
     timeout_ms: Optional[int] = typer.Option(None, "--timeout-ms", help="Statement timeout per query."),
     out: Optional[Path] = typer.Option(None, "--out", help="Per-question records (JSONL)."),
@@ -37,7 +44,8 @@ def select(
 
     Each system's prediction is one candidate; every candidate runs on PostgreSQL
     (SQLite-dialect SQL is transpiled first) and the selector (cluster by result,
-    result checks, reliability-weighted votes) picks one. The last stdout line is
+    reliability-weighted votes, empty/zero results ranked last, the critic's checks
+    on disagreeing clusters) picks one. The last stdout line is
     JSON: questions, candidates_per_question, ex_selected, ex_best_single,
     ex_majority (largest group of equal results, ties to the first file), ex_oracle.
 
@@ -54,7 +62,7 @@ def select(
         result = evaluate_selection(
             ds, _url(), files, candidates_file=candidates, questions_file=questions, dbs=parse_db_filter(dbs),
             limit=limit, timeout_ms=timeout_ms or get_settings().statement_timeout_ms, weights=weights,
-            cache_path=cache, progress=progress,
+            cache_path=cache, critic=critic, keys=keys, progress=progress,
         )
     s = result.summary
     err_console.print(

@@ -40,6 +40,7 @@ class _Run:
     columns: list[str]
     error: str | None
     ordered: bool
+    pg_sql: str | None = None
 
 
 def _read_candidates(path: str | Path) -> dict[int, list[dict[str, Any]]]:
@@ -76,7 +77,7 @@ def _execute(pg: Any, schema: str, sql: str, dialect: str, cache: dict) -> _Run:
             except Exception:
                 ordered = False
             run = _Run(None if not out.ok else [tuple(r) for r in out.rows], list(out.columns),
-                       out.error_text(), ordered)
+                       out.error_text(), ordered, pg_sql)
     cache[key] = run
     return run
 
@@ -106,7 +107,7 @@ def _reliabilities(per_question: list[list[Candidate]], systems: int) -> list[fl
 def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candidates_file: Path | None = None,
                        questions_file: str | None = None, dbs: set[str] | None = None, limit: int | None = None,
                        timeout_ms: int = 30_000, weights: str = "agreement", cache_path: Path | None = None,
-                       progress: Progress | None = None) -> Any:
+                       critic: bool = True, keys: str = "drop", progress: Progress | None = None) -> Any:
     from sqlgenie.eval import compare
     from sqlgenie.eval.runners import PostgresRunner, SQLiteRunner
     from sqlgenie.eval.tasks import (TaskResult, _needed_dbs, _references, load_dataset, read_predictions, run_gold,
@@ -119,7 +120,8 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
     preds = [read_predictions(f) for f in files]
     extra = _read_candidates(candidates_file) if candidates_file else {}
     questions, skipped = select_questions(dataset, questions_file, dbs, limit)
-    load_dataset(dataset, url, dbs=_needed_dbs(questions), accept_any_keys=True)
+    load_dataset(dataset, url, dbs=_needed_dbs(questions), accept_any_keys=not critic)
+    checker = _Checker(dataset, keys, {q.db_id for q in questions}) if critic else None
     cache: dict = {}
     if cache_path is not None and cache_path.exists():
         with cache_path.open("rb") as fh:
@@ -151,6 +153,8 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
             for k, c in enumerate(extra.get(q.index, [])):
                 cands.append(_candidate(pg, schema, str(c["sql"] or ""), str(c["dialect"]).lower(),
                                         f"{Path(candidates_file).stem}#{k}", cache))
+            if checker is not None and len(cluster(cands)) > 1:
+                checker.check(pg, q, schema, cands, cache)
             right = [c.ok and any(compare.results_match(g, c.rows or [], ordered=o) for g, o in refs) for c in cands]
             per_question.append(cands)
             truth.append(right)
@@ -160,6 +164,8 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
     finally:
         pg.close()
         lite.close()
+        if checker is not None:
+            checker.close()
         if cache_path is not None:
             with cache_path.open("wb") as fh:
                 pickle.dump(cache, fh)
@@ -192,7 +198,9 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
     nq = len(per_question)
     frac = (lambda k: round(k / nq, 4) if nq else 0.0)
     summary = {
-        "task": "select", "dataset": dataset.kind, "weights": weights,
+        "task": "select", "dataset": dataset.kind, "weights": weights, "critic": critic,
+        "critic_findings": sum(bool(c.findings) for cands in per_question for c in cands),
+        "degenerate_losers": sum(1 for r in records for c in r["clusters"] if c.get("degenerate")),
         "systems": [Path(f).stem for f in files],
         "reliability": {Path(f).stem: round(r, 4) for f, r in zip(files, rel)},
         "ex_single": {Path(f).stem: frac(k) for f, k in zip(files, single)},
@@ -208,8 +216,51 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
 
 def _candidate(pg: Any, schema: str, sql: str, dialect: str, source: str, cache: dict) -> Candidate:
     run = _execute(pg, schema, sql, dialect, cache)
+    pg_sql = getattr(run, "pg_sql", None)
+    if pg_sql is None and run.error is None:
+        pg_sql = sql if dialect != "sqlite" else pg.transpile(sql, schema).sql
     return Candidate(sql=sql, source=source, rows=run.rows, columns=run.columns, error=run.error,
-                     ordered=run.ordered)
+                     ordered=run.ordered, meta={"pg_sql": pg_sql} if pg_sql else {})
+
+
+class _Checker:
+    """The critic's checks on the candidates of a question whose candidates disagree,
+    on the catalog onboarded (no LLM) from the loaded copy of its database."""
+
+    def __init__(self, dataset: Any, keys: str, db_ids: set[str]) -> None:
+        from sqlgenie.autocorrect import AutocorrectSettings, PgValueMatcher
+        from sqlgenie.config import get_settings
+        from sqlgenie.inference.eval_schema import prepare_catalogs
+        from sqlgenie.store import connect_store
+
+        settings = get_settings()
+        self.catalogs = prepare_catalogs(dataset, settings, db_ids, keys=keys)
+        self._store_cm = connect_store(settings)
+        store = self._store_cm.__enter__()
+        store.commit()
+        store.autocommit = True
+        self.matcher = PgValueMatcher(store, AutocorrectSettings.from_settings(settings))
+
+    def check(self, pg: Any, q: Any, schema: str, cands: Sequence[Candidate], cache: dict) -> None:
+        from sqlgenie.inference.critic import ExecutionResult, run_checks
+
+        for c in cands:
+            if not c.ok or not c.meta.get("pg_sql"):
+                continue
+            key = ("critic", schema, q.question, c.meta["pg_sql"])
+            if key not in cache:
+                try:
+                    found = run_checks(c.meta["pg_sql"], question=q.question, catalog=self.catalogs[q.db_id],
+                                       executor=pg.executor, matcher=self.matcher, search_path=[schema],
+                                       result=ExecutionResult(columns=c.columns, rows=c.rows or []))
+                    cache[key] = [{"check": f.check, "severity": f.severity, "message": f.message} for f in found]
+                except Exception as exc:  # a check that crashes must not stop the measurement
+                    cache[key] = []
+                    c.meta["critic_error"] = f"{type(exc).__name__}: {exc}"
+            c.findings = cache[key]
+
+    def close(self) -> None:
+        self._store_cm.__exit__(None, None, None)
 
 
 def _counter(values: Sequence[str]) -> dict[str, int]:

@@ -5,8 +5,11 @@
    tolerance). Candidates that failed are left out.
 2. **Score** each cluster: its *support* is the sum of its members' weights (one
    vote each unless a caller knows better, e.g. reliabilities); then result checks
-   that need no gold: a cluster whose result is empty, or only NULLs, while another
-   cluster has rows, is doubtful (``-EMPTY_PENALTY`` votes); the critic's findings on
+   that need no gold: a cluster whose result is *degenerate* (no rows, only NULLs,
+   or one row of zeros, e.g. ``count(*)`` of a filter that matches nothing) while
+   another cluster returns a real answer ranks below every such cluster, whatever
+   its support (on the six Spider dev systems a degenerate result was right in 12 of
+   155 disputed cases, see docs/benchmarks.md); the critic's findings on
    the members (lazily, when :mod:`sqlgenie.inference.critic` is installed and the
    caller gives a catalog) cost ``ERROR_PENALTY`` for an error-severity finding
    present in every member, ``WARNING_PENALTY`` for a warning.
@@ -23,9 +26,9 @@ The same function serves the regeneration worker and ``sqlgenie eval select``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Callable, Sequence
 
-EMPTY_PENALTY = 0.5
 ERROR_PENALTY = 1.0
 WARNING_PENALTY = 0.25
 
@@ -59,6 +62,7 @@ class Cluster:
     support: float = 0.0
     penalty: float = 0.0
     reasons: list[str] = field(default_factory=list)
+    degenerate: bool = False  # set by score_clusters: ranks below every cluster with an answer
 
     @property
     def score(self) -> float:
@@ -66,7 +70,7 @@ class Cluster:
 
     def to_dict(self) -> dict[str, Any]:
         return {"members": self.members, "support": round(self.support, 4), "penalty": round(self.penalty, 4),
-                "score": round(self.score, 4), "reasons": self.reasons}
+                "score": round(self.score, 4), "degenerate": self.degenerate, "reasons": self.reasons}
 
 
 @dataclass
@@ -103,19 +107,28 @@ def cluster(candidates: Sequence[Candidate]) -> list[Cluster]:
     return clusters
 
 
-def _empty(rows: list[tuple] | None) -> bool:
-    return not rows or all(all(v is None for v in r) for r in rows)
+def _zero(v: Any) -> bool:
+    return v is None or (isinstance(v, (int, float, Decimal)) and not isinstance(v, bool) and v == 0)
+
+
+def degenerate(rows: list[tuple] | None) -> bool:
+    """No rows, only NULLs, or a single row of zeros/NULLs (a count or sum over nothing)."""
+    if not rows:
+        return True
+    if all(all(v is None for v in r) for r in rows):
+        return True
+    return len(rows) == 1 and all(_zero(v) for v in rows[0])
 
 
 def score_clusters(candidates: Sequence[Candidate], clusters: list[Cluster]) -> None:
-    any_rows = any(not _empty(candidates[c.members[0]].rows) for c in clusters)
+    any_rows = any(not degenerate(candidates[c.members[0]].rows) for c in clusters)
     for c in clusters:
         c.support = sum(candidates[i].weight for i in c.members)
         c.penalty = 0.0
         c.reasons = []
-        if any_rows and _empty(candidates[c.members[0]].rows):
-            c.penalty += EMPTY_PENALTY
-            c.reasons.append("empty or all-NULL result while other candidates return rows")
+        c.degenerate = any_rows and degenerate(candidates[c.members[0]].rows)
+        if c.degenerate:
+            c.reasons.append("empty, all-NULL or zero result while other candidates return an answer")
         checked = [candidates[i].findings for i in c.members if candidates[i].findings is not None]
         if checked:
             for severity, cost in (("error", ERROR_PENALTY), ("warning", WARNING_PENALTY)):
@@ -135,12 +148,12 @@ def select(candidates: Sequence[Candidate], *, distinguish: Callable[[Sequence[C
     if not clusters:
         return Selection(None, None, [], "no candidate ran")
     score_clusters(candidates, clusters)
-    ranked = sorted(clusters, key=lambda c: (-c.score, c.members[0]))
+    ranked = sorted(clusters, key=lambda c: (c.degenerate, -c.score, c.members[0]))
     rule = "best-supported cluster"
     notes: list[str] = []
     if len(ranked) == 1:
         rule = "all candidates agree"
-    elif distinguish is not None and ranked[0].score - ranked[1].score < margin:
+    elif distinguish is not None and not ranked[1].degenerate and ranked[0].score - ranked[1].score < margin:
         pick = distinguish(candidates, ranked[0], ranked[1])
         if pick == 1:
             ranked[0], ranked[1] = ranked[1], ranked[0]
