@@ -120,7 +120,8 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
     preds = [read_predictions(f) for f in files]
     extra = _read_candidates(candidates_file) if candidates_file else {}
     questions, skipped = select_questions(dataset, questions_file, dbs, limit)
-    load_dataset(dataset, url, dbs=_needed_dbs(questions), accept_any_keys=not critic)
+    # the critic's catalogs are onboarded from copies loaded with ``keys``; without the critic any copy will do
+    load_dataset(dataset, url, dbs=_needed_dbs(questions), keys=keys, accept_any_keys=not critic)
     checker = _Checker(dataset, keys, {q.db_id for q in questions}) if critic else None
     cache: dict = {}
     if cache_path is not None and cache_path.exists():
