@@ -100,6 +100,19 @@ def test_ask_shows_sql_rows_and_a_chart(site, browser):
         assert page.inner_text("#meta").startswith("refused")
         assert "No verified example" in page.inner_text("#message")
         assert page.locator("#examples li").count() >= 1
+        page.click("#thumbs-up")  # a refusal has nothing to confirm: the page says why
+        page.click("#send-feedback")
+        page.wait_for_function("document.getElementById('feedback-status').textContent.length > 0")
+        assert "Feedback not recorded" in page.inner_text("#feedback-status")
+        assert "nothing to confirm" in page.inner_text("#feedback-status")
+
+        ask(page, "Revenue by region in 2025")
+        page.click("#thumbs-up")
+        assert page.locator("#corrected-sql").is_hidden()  # a correction goes with a thumbs-down only
+        page.fill("#comment", "matches the finance report")
+        page.click("#send-feedback")
+        page.wait_for_function("document.getElementById('feedback-status').textContent.length > 0")
+        assert "Added to the verified examples (#" in page.inner_text("#feedback-status")
         if SCREENSHOT:  # docs/img/web.png is made this way (see the module doc)
             ask(page, "Revenue by month in 2024")
             page.wait_for_selector("#chart[data-chart='line'] svg .mark-line")
