@@ -30,6 +30,8 @@ DDL = [
     f"CREATE TABLE {S}.addresses (address_id int, street text, country text)",
     f"CREATE TABLE {S}.students (student_id int, student_name text, current_address_id int, permanent_address_id int)",
     f"CREATE TABLE {S}.weather (day date, rainfall numeric)",
+    f"CREATE TABLE {S}.region_managers (region text, manager_name text, since date)",
+    f"CREATE TABLE {S}.customer_notes (note_id int, customer_id int, note text)",
 ]
 
 
@@ -53,6 +55,11 @@ def _fill(conn: psycopg.Connection) -> None:
         cur.executemany(f"INSERT INTO {S}.students VALUES (%s, %s, %s, %s)",
                         [(i, f"Student {i}", 700 + (i * 3) % 50, 700 + (i * 7 + 1) % 50) for i in range(1, 61)])
         cur.executemany(f"INSERT INTO {S}.weather VALUES (DATE '2024-01-01' + %s, %s)", [(i, i % 5) for i in range(30)])
+        # two managers per region: region is no key here, so no stored join can reach it
+        cur.executemany(f"INSERT INTO {S}.region_managers VALUES (%s, %s, DATE '2020-01-01' + %s)",
+                        [(["north", "south", "east"][i % 3], f"Manager {i}", i) for i in range(6)])
+        cur.executemany(f"INSERT INTO {S}.customer_notes VALUES (%s, %s, %s)",
+                        [(i, 1 + (i * 3) % 40, f"note {i}") for i in range(80)])
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +160,32 @@ def test_a_table_twice_gets_a_second_role(db, catalog):
     assert "airports_2 is a second copy of shopj.airports" in plan.render()
     rows = _run(db, plan, "count(*), count(DISTINCT airports_2.airport_code)")
     assert rows == [(120, 18)]
+
+
+def test_name_only_guess_is_a_last_resort_and_says_so(db, catalog):
+    assert not [j for j in catalog.joins if f"{S}.region_managers" in (j.from_table, j.to_table)
+                and j.status != "rejected"]
+    plan = plan_joins(catalog, ["customers", "region_managers"])
+    assert plan.complete and len(plan.joins) == 1
+    j = plan.joins[0]
+    assert j.status == "guessed" and j.decided_by == "name" and not j.confirmed
+    assert {j.left_columns, j.right_columns} == {("region",)} and j.cardinality == "n:m"
+    assert "guessed from column names only" in plan.render()
+    assert _run(db, plan) == [(80,)]  # 40 customers, each region has 2 managers
+    assert plan_joins(catalog, ["customers", "region_managers"], guess=False, rejected=False).unconnected
+
+
+def test_key_bridge_not_asked_for_is_left_out(db, catalog):
+    plan = plan_joins(catalog, ["orders", "customer_notes"])
+    assert plan.bridges == () and len(plan.joins) == 1
+    j = plan.joins[0]
+    assert {j.left_table, j.right_table} == {f"{S}.orders", f"{S}.customer_notes"}
+    assert j.left_columns == j.right_columns == ("customer_id",) and j.cardinality == "n:m"
+    assert j.decided_by == "shortcut" and j.fans_out
+    with_bridge = plan_joins(catalog, ["orders", "customer_notes", "customers"])
+    assert with_bridge.bridges == () and len(with_bridge.joins) == 2
+    # same rows either way when every reference holds
+    assert _run(db, plan) == _run(db, with_bridge)
 
 
 def test_graph_reuse_gives_the_same_plan(catalog):

@@ -4,7 +4,11 @@ API (stable; the think loop and the critic import it)::
 
     from sqlgenie.inference.join_planner import plan_joins, JoinPlan, PlannedJoin
 
-    plan = plan_joins(catalog, ["demo.orders", "demo.customers", "demo.products"])
+    plan = plan_joins(catalog, ["demo.orders", "demo.customers", "demo.products"],
+                      question="revenue per customer")  # the question is optional: its words
+                        # pick among several joins of two tables (source / destination airport)
+    plan_joins(catalog, ["flights", "airports", "airports"])  # a table twice: its second role,
+                        # as a copy aliased "airports_2" (PlannedJoin.right_alias / left_alias)
     plan.joins          # tuple[PlannedJoin, ...], in join order (each joins one new table)
     plan.tables         # every table in the tree: the requested ones and the bridges
     plan.bridges        # tables added only to connect the requested ones
@@ -31,16 +35,21 @@ API (stable; the think loop and the critic import it)::
     j.alternatives      # other catalog joins of the same two tables (flights: source and destination)
     j.text()            # the one-line rendering above
 
+``plan_joins`` never raises for unknown or unconnected tables: check ``plan.complete``.
+Plans of one catalog snapshot share a cached graph (:func:`build_graph`).
+
 The tree: the join graph holds the catalog's accepted joins, then the joins onboarding
 left *proposed*, then (as a last resort, only when nothing better connects two
 tables) pairs rejected *by score* (never a human rejection) and name-only guesses
-between tables no stored pair links (:func:`guessed_joins`); each edge is weighted by
+between a requested table and a table no stored pair links it to
+(:func:`guessed_joins`); each edge is weighted by
 the join cost model's estimate times ``1 + 10 * -ln(confidence)`` (confidence: the
 join's score as in :func:`sqlgenie.inference.join_paths.edge_weight`, proposed capped
 at 0.3, score-rejected at 0.15 and rated by how well the column names link the
-tables, name-only guesses at 0.05-0.06). Two
-tables: the cheapest path; more: a Steiner tree approximation
-(:meth:`JoinGraph.connect`). Cardinality comes from the catalog's keys and
+tables, name-only guesses at 0.05-0.06). Two tables: the cheapest path; more: a
+Steiner tree approximation (:meth:`JoinGraph.connect`). A bridge table reached by two
+accepted joins on the same key columns and not asked for is left out (the two tables
+join directly). Figures: docs/benchmarks.md, "JOIN planner (issue 15)". Cardinality comes from the catalog's keys and
 profiling: a side is "1" when its columns hold the table's primary key or a column
 profiled unique.
 """
@@ -63,12 +72,13 @@ from onboarding.names import (
     strip_id,
     table_words,
 )
-from sqlgenie.catalog import Catalog, JoinInfo, TableInfo
+from sqlgenie.catalog import Catalog, ColumnInfo, JoinInfo, TableInfo
 from sqlgenie.inference.join_paths import DEFAULT_COST, MIN_SCORE, PROPOSED_SCORE, JoinGraph
 
 __all__ = ["JoinPlan", "PlannedJoin", "build_graph", "cardinality", "guessed_joins", "is_key", "name_link", "plan_joins"]
 
 REJECTED_SCORE = 0.15  # confidence ceiling of a pair rejected by score whose names link it: a last resort
+MIN_REJECTED_INCLUSION = 0.5  # a score-rejected pair is an edge only when this share of its values match
 UNLINKED_SCORE = 0.03  # confidence ceiling of a pair rejected by score with no name link
 GUESS_TABLE_SCORE = 0.06  # a name-only guess: the column names the other table, whose key it matches
 GUESS_NAME_SCORE = 0.05  # a name-only guess: the same column name on both sides
@@ -344,13 +354,16 @@ def usable(join: JoinInfo, *, proposed: bool = True, rejected: bool = True) -> b
         return True
     if join.status == "proposed":
         return proposed
-    # a human (or LLM) rejection stands; a low score is only a last resort
-    return rejected and join.status == "rejected" and join.decided_by in (None, "score")
+    # a human (or LLM) rejection stands; a low score is only a last resort, and a pair
+    # whose values mostly do not match (inclusion under a half) joins nothing
+    return (rejected and join.status == "rejected" and join.decided_by in (None, "score")
+            and (join.inclusion is None or join.inclusion >= MIN_REJECTED_INCLUSION))
 
 
 def guessed_joins(catalog: Catalog, known: Iterable[JoinInfo] = (), tables: Iterable[str] | None = None) -> list[JoinInfo]:
     """Name-only joins between tables of one schema that no stored join links (status
-    ``guessed``, a last resort): a column naming the other table whose single-column
+    ``guessed``, a last resort; never when both columns' profiled frequent values are
+    known and disjoint): a column naming the whole other table whose single-column
     key has the same type family (``flights.sourceairport`` -> ``airports.airportcode``),
     or two columns of the same non-generic name and type family that are not both keys
     and that at most :data:`GUESS_MAX_SHARING` tables of the schema hold
@@ -382,7 +395,8 @@ def guessed_joins(catalog: Catalog, known: Iterable[JoinInfo] = (), tables: Iter
                 for col in src.columns:
                     if col.family != key.family or col.name.lower() in own_key:
                         continue
-                    if mentions_table(split_identifier(col.name), dst.name) >= 0.5 or _glued_mention(col.name, dst.name):
+                    if (mentions_table(split_identifier(col.name), dst.name) >= 1.0
+                            or _glued_mention(col.name, dst.name)) and not _disjoint(col, key):
                         out.append(JoinInfo(src.qualified, (col.name,), dst.qualified, (key.name,), GUESS_TABLE_SCORE,
                                             "guessed", decided_by="name"))
                         found = True
@@ -396,10 +410,20 @@ def guessed_joins(catalog: Catalog, known: Iterable[JoinInfo] = (), tables: Iter
                     continue
                 if _words(ca.name) != _words(cb.name) or (is_key(a, [ca.name]) and is_key(b, [cb.name])):
                     continue
+                if _disjoint(ca, cb):
+                    continue
                 src, dst, sc, dc = (a, b, ca, cb) if is_key(b, [cb.name]) or not is_key(a, [ca.name]) else (b, a, cb, ca)
                 out.append(JoinInfo(src.qualified, (sc.name,), dst.qualified, (dc.name,), GUESS_NAME_SCORE,
                                     "guessed", decided_by="name"))
     return out
+
+
+def _disjoint(a: ColumnInfo, b: ColumnInfo) -> bool:
+    """Both columns' profiled frequent values are known and share none (a join would
+    match nothing)."""
+    va = {str(v).strip().lower() for v, _f in a.common_values}
+    vb = {str(v).strip().lower() for v, _f in b.common_values}
+    return bool(va) and bool(vb) and not (va & vb)
 
 
 def _glued_mention(column: str, table: str) -> bool:
