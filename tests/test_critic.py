@@ -20,6 +20,7 @@ DDL = [
     "CREATE TABLE music.singer_in_concert (concert_id int REFERENCES music.concert, "
     "singer_id int REFERENCES music.singer, PRIMARY KEY (concert_id, singer_id))",
     "CREATE TABLE music.airport (code text PRIMARY KEY, city text)",
+    "CREATE TABLE music.stage (stage_id int NOT NULL, stage_name text, concert_id int)",  # no declared key
 ]
 SINGERS = [(1, "Joe Sharp", "Netherlands", 52), (2, "Timbaland", "United States", 32),
            (3, "Justin Brown", "France", 29), (4, "Rose White", "France", 41), (5, "John Nizinik", "France", 43),
@@ -42,6 +43,8 @@ def db(module_db_url):
             cur.executemany("INSERT INTO music.concert VALUES (%s, %s, %s)", CONCERTS)
             cur.executemany("INSERT INTO music.singer_in_concert VALUES (%s, %s)", SIC)
             cur.executemany("INSERT INTO music.airport VALUES (%s, %s)", AIRPORTS)
+            cur.executemany("INSERT INTO music.stage VALUES (%s, %s, %s)",
+                            [(i, f"Stage {chr(64 + i)}", 1 + i % 4) for i in range(1, 9)])
         onboard_schema("music", target=conn, store=conn, options=OnboardOptions(llm=None, measure_indexes=False))
     return module_db_url
 
@@ -344,3 +347,45 @@ def test_ambiguous_column_not_equated_is_reported_not_repaired(env):
     right = bad.replace("concert_id, count", "concert.concert_id, count").replace("BY concert_id",
                                                                                  "BY concert.concert_id")
     assert _critique(env, right, question).findings == []
+
+
+def test_nested_aggregate_over_groups_is_repaired(env):
+    question = "Which concerts have the largest number of singers?"
+    bad = ("SELECT concert_id FROM singer_in_concert GROUP BY concert_id "
+           "HAVING count(*) = (SELECT max(count(*)) FROM singer_in_concert GROUP BY concert_id)")
+    report = _critique(env, bad, question)
+    finding = next(f for f in report.findings if f.check == "nested_aggregate")
+    assert finding.repaired and [r["corrector"] for r in report.repairs] == ["aggregate_groups"]
+    assert report.ok and report.rows == [(1,)]
+    # A nested aggregate next to a plain column has no single meaning: reported, not rewritten.
+    report = _critique(env, "SELECT max(count(*)), concert_id FROM singer_in_concert GROUP BY concert_id", question)
+    assert "nested_aggregate" in _checks(report, open_only=True) and not report.repaired
+
+
+def test_ungrouped_column_ignores_unknown_columns_and_inferred_keys(env):
+    catalog, _, _ = env
+    findings = run_checks("SELECT nme, count(*) FROM singer GROUP BY country", question="q", catalog=catalog)
+    assert "ungrouped_column" not in {f.check for f in findings} and "binds" in {f.check for f in findings}
+    # stage_id is a key onboarding inferred, not one PostgreSQL knows: grouping by it does not cover stage_name.
+    assert catalog.table("stage").pk_source == "inferred" and catalog.table("stage").primary_key == ("stage_id",)
+    sql = ("SELECT st.stage_name, count(*) FROM stage AS st JOIN concert AS c ON st.concert_id = c.concert_id "
+           "GROUP BY st.stage_id")
+    report = _critique(env, sql, "How many concerts does each stage have?")
+    assert {"executes", "ungrouped_column"} <= _checks(report)
+    assert next(f for f in report.findings if f.check == "ungrouped_column").evidence["columns"] == ["st.stage_name"]
+
+
+def test_ungrouped_column_order_by_aggregate_without_group_by_and_star(env):
+    question = "Which country has the most singers?"
+    report = _critique(env, "SELECT country FROM singer ORDER BY count(*) DESC LIMIT 1", question)
+    finding = next(f for f in report.findings if f.check == "ungrouped_column")
+    assert "no GROUP BY" in finding.message and finding.evidence["columns"] == ["country"]
+    right = "SELECT country FROM singer GROUP BY country ORDER BY count(*) DESC LIMIT 1"
+    assert _critique(env, right, question).findings == []
+    # t.* grouped by a key PostgreSQL does not know (inferred): its other columns are reported.
+    star = ("SELECT st.* FROM stage AS st JOIN concert AS c ON st.concert_id = c.concert_id GROUP BY st.stage_id")
+    report = _critique(env, star, "Which stages have concerts?")
+    finding = next(f for f in report.findings if f.check == "ungrouped_column")
+    assert "stage_name" in finding.evidence["columns"][0]
+    declared = "SELECT s.* FROM singer AS s JOIN singer_in_concert AS sc ON s.singer_id = sc.singer_id GROUP BY s.singer_id"
+    assert _critique(env, declared, "Which singers sang in a concert?").findings == []

@@ -18,7 +18,11 @@ themselves are the autocorrectors' (:mod:`sqlgenie.autocorrect`), not new code:
   ``DISTINCT``, ``GROUP BY`` or ``LIMIT`` already);
 * ``qualify_ambiguous``: an unqualified column two tables of its query have, where
   an inner join (or a ``WHERE`` conjunct) makes the two equal, is qualified with the
-  first of them (every reading gives the same value).
+  first of them (every reading gives the same value);
+* ``aggregate_groups``: a grouped query whose every output is an aggregate of an
+  aggregate (``SELECT MAX(COUNT(*)) FROM t GROUP BY x``) computes the inner
+  aggregate per group in a subquery and the outer one over the groups, the one
+  meaning such a query has where it is defined (Oracle's nested aggregates).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from sqlglot import exp
 from sqlgenie.inference.critic.context import CheckContext
 from sqlgenie.inference.critic.findings import Finding
 
-__all__ = ["REPAIRS", "add_distinct", "filter_values", "identifiers_and_types", "qualify_ambiguous", "scalar_in"]
+__all__ = ["REPAIRS", "add_distinct", "aggregate_groups", "filter_values", "identifiers_and_types", "qualify_ambiguous", "scalar_in"]
 
 Proposal = tuple[str, list[dict[str, str]]]
 Repair = Callable[[CheckContext, list[Finding], Any, Any], "Proposal | None"]
@@ -133,4 +137,53 @@ def qualify_ambiguous(ctx: CheckContext, findings: list[Finding], matcher: Any, 
     return tree.sql(dialect="postgres"), changes
 
 
-REPAIRS: tuple[Repair, ...] = (identifiers_and_types, qualify_ambiguous, scalar_in, filter_values, add_distinct)
+def _nested(select: exp.Select) -> list[tuple[exp.Expression, exp.AggFunc, exp.AggFunc]] | None:
+    """(projection, outer, inner) for each output of ``select`` when every one is
+    ``OUTER(INNER(...))`` and nothing else in the query nests aggregates."""
+    if (select.args.get("group") is None or select.args.get("distinct") or select.args.get("limit")
+            or select.args.get("order") or not select.expressions):
+        return None
+    out = []
+    for p in select.expressions:
+        outer = p.unalias()
+        inner = outer.this if isinstance(outer, exp.AggFunc) else None
+        if not isinstance(inner, exp.AggFunc) or isinstance(outer, exp.Window) or len(
+                [a for a in outer.find_all(exp.AggFunc)]) != 2:
+            return None
+        out.append((p, outer, inner))
+    having = select.args.get("having")
+    for agg in having.find_all(exp.AggFunc) if having is not None else []:
+        if agg.find_ancestor(exp.Select) is select and any(
+                a is not agg and a.find_ancestor(exp.Select) is select for a in agg.find_all(exp.AggFunc)):
+            return None
+    return out
+
+
+def aggregate_groups(ctx: CheckContext, findings: list[Finding], matcher: Any, settings: Any) -> Proposal | None:
+    if ctx.tree is None or not any(f.check == "nested_aggregate" for f in findings):
+        return None
+    tree = ctx.tree.copy()
+    changes = []
+    for select in list(tree.find_all(exp.Select)):
+        nested = _nested(select)
+        if not nested:
+            continue
+        inner_select = select.copy()
+        inner_select.set("expressions", [inner.copy().as_(f"_agg{i}") for i, (_, _, inner) in enumerate(nested)])
+        outputs = []
+        for i, (p, outer, _) in enumerate(nested):
+            agg = outer.copy()
+            agg.set("this", exp.column(f"_agg{i}", table="_groups"))
+            outputs.append(agg.as_(p.alias) if isinstance(p, exp.Alias) else agg)
+        new = exp.select(*outputs).from_(inner_select.subquery("_groups"))
+        changes.append({"corrector": "aggregate_groups", "before": ", ".join(p.sql(dialect="postgres") for p, _, _ in nested),
+                        "after": ", ".join(o.sql(dialect="postgres") for o in outputs),
+                        "reason": "the inner aggregate per group, the outer one over the groups"})
+        select.replace(new)
+    if not changes:
+        return None
+    return tree.sql(dialect="postgres"), changes
+
+
+REPAIRS: tuple[Repair, ...] = (identifiers_and_types, qualify_ambiguous, aggregate_groups, scalar_in, filter_values,
+                               add_distinct)

@@ -6,9 +6,11 @@ does not say what to write instead. These checks say it, from the statement alon
 (no execution needed), and stay silent when the statement ran (PostgreSQL then
 found the grouping valid, e.g. a column that depends on a grouped primary key):
 
-* ``ungrouped_column``: a plain column next to ``GROUP BY`` or next to an aggregate,
+* ``ungrouped_column``: a plain column (or ``t.*``) next to ``GROUP BY``, next to an
+  aggregate, or in a query that orders by an aggregate without ``GROUP BY``,
   neither grouped nor inside an aggregate (SQLite returns a value of an arbitrary
-  row of each group);
+  row of each group). Only a declared primary key makes its table's other columns
+  groupable (PostgreSQL knows no inferred key);
 * ``nested_aggregate``: an aggregate of an aggregate in one query (``MAX(COUNT(*))``);
 * ``aggregate_in_where``: an aggregate in ``WHERE``, which filters rows before they
   are grouped (``HAVING`` filters groups).
@@ -79,7 +81,8 @@ def ungrouped_column(ctx: CheckContext) -> list[Finding]:
         group = select.args.get("group")
         projections = list(select.expressions)
         aggregates = _own_aggregates(select, projections + ([select.args["having"]] if select.args.get("having") else []))
-        if group is None and not aggregates:
+        ordered_by = _own_aggregates(select, [select.args["order"]] if select.args.get("order") else [])
+        if group is None and not aggregates and not ordered_by:
             continue
         aliases = {_q(p.alias): p.unalias() for p in projections if isinstance(p, exp.Alias)}
         grouped: list[exp.Expression] = []
@@ -105,9 +108,10 @@ def ungrouped_column(ctx: CheckContext) -> list[Finding]:
                 if node.sql(dialect="postgres").lower() in grouped_sql:
                     return True
                 node = node.parent
-            # PostgreSQL accepts columns of a table whose primary key is grouped.
+            # PostgreSQL accepts columns of a table whose declared primary key is grouped
+            # (an inferred key is the catalog's, not a constraint PostgreSQL knows).
             for alias, info in sources.items():
-                if table and alias != table:
+                if (table and alias != table) or getattr(info, "pk_source", "declared") != "declared":
                     continue
                 if not any(_q(c.name) == name for c in info.columns):
                     continue
@@ -117,28 +121,54 @@ def ungrouped_column(ctx: CheckContext) -> list[Finding]:
                     return True
             return False
 
+        def binds(col: exp.Column) -> bool:
+            """The column exists in a source (an unknown column is the binds check's finding)."""
+            name, table = _q(col.name), _q(col.table)
+            if table:
+                info = sources.get(table)
+                return info is None or any(_q(c.name) == name for c in info.columns)
+            if len(sources) < len(select.args.get("joins") or []) + 1:
+                return True  # a derived table or function may provide it
+            return any(_q(c.name) == name for info in sources.values() for c in info.columns)
+
         parts: list[tuple[str, exp.Expression]] = [("SELECT", p) for p in projections]
         if select.args.get("having") is not None:
             parts.append(("HAVING", select.args["having"]))
-        if select.args.get("order") is not None and (group is not None or aggregates):
+        if select.args.get("order") is not None:
             parts.append(("ORDER BY", select.args["order"]))
         bad: list[tuple[str, str]] = []
         for clause, part in parts:
-            for col in part.find_all(exp.Column):
-                if isinstance(col.this, exp.Star) or not _own(col, select):
+            for col in list(part.find_all(exp.Column)) + ([part] if isinstance(part, exp.Star) else []):
+                if not _own(col, select):
+                    continue
+                if isinstance(col, exp.Star) or isinstance(col.this, exp.Star):
+                    # t.* (or *): every column of the table(s) must be grouped or depend on a grouped key.
+                    table = _q(col.table) if isinstance(col, exp.Column) else ""
+                    infos = [(a, i) for a, i in sources.items() if not table or a == table]
+                    if not infos or len(sources) < len(select.args.get("joins") or []) + 1:
+                        continue
+                    missing = [c.name for a, i in infos for c in i.columns
+                               if not is_grouped(exp.column(c.name, table=a))]
+                    if missing:
+                        bad.append((clause, f"{col.sql(dialect='postgres')} ({', '.join(missing[:5])})"))
                     continue
                 if _between(col, select, (exp.AggFunc, exp.Window)) is not None:
                     continue
                 if clause == "ORDER BY" and not col.table and _q(col.name) in aliases:
                     continue
-                if not is_grouped(col):
+                if not is_grouped(col) and binds(col):
                     label = col.sql(dialect="postgres")
                     if label not in [b[1] for b in bad]:
                         bad.append((clause, label))
         if not bad:
             continue
         names = ", ".join(b[1] for b in bad[:5])
-        if group is None:
+        if group is None and not aggregates:
+            agg = ordered_by[0].sql(dialect="postgres")
+            message = (f"The query orders by the aggregate {agg} but has no GROUP BY, so every row falls into one "
+                       f"group and {names} has no single value (PostgreSQL refuses it). GROUP BY the items being "
+                       "ranked, then ORDER BY the aggregate.")
+        elif group is None:
             agg = aggregates[0].sql(dialect="postgres")
             message = (f"{names} is a plain column next to the aggregate {agg} without GROUP BY: PostgreSQL refuses "
                        "it (SQLite returns the value of an arbitrary row). For the row holding the largest or "
