@@ -135,7 +135,8 @@ def test_m_rounds_then_refused_with_the_last_statement(demo):
     assert r.status == "refused" and r.message == REFUSED and r.hint
     assert loop["stop_reason"] == "max_rounds" and len(loop["rounds"]) == 2
     assert [q.stage for q in llm.requests] == ["think_plan", "think_generate", "think_generate"]
-    assert "(1 - 1)" in r.sql and not r.rows and "rounds ran out" in r.explanation
+    assert r.sql is None and not r.rows and "rounds ran out" in r.explanation
+    assert "(1 - 1)" in loop["rounds"][-1]["sql"] and loop["final_round"] is None
 
 
 def test_budget_of_calls_stops_the_loop(demo):
@@ -199,6 +200,26 @@ def test_answer_without_sql_is_a_rejected_round_fed_back(demo):
     assert [f["check"] for f in first["findings"]] == ["no_sql"] and second["accepted"]
     assert "answer with one ```sql block" in user_texts(llm, "think_generate")[1]
     assert r.status == "ok" and r.row_count == 1
+
+
+def test_llm_error_mid_loop_is_an_error_that_keeps_the_rounds(demo):
+    from sqlgenie.errors import LLMRateLimitError
+
+    gens = iter([sql_block(DIV_ZERO), LLMRateLimitError("scripted provider is rate limiting")])
+
+    def script(messages, system, stage):
+        if stage == "think_plan":
+            return PLAN
+        item = next(gens)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    with Asker.open(demo, provider=ScriptedProvider(script)) as asker:
+        r = asker.ask(QUESTION, route="think")
+    assert r.status == "error" and r.error == "LLMRateLimitError" and "rate limiting" in r.message
+    assert r.think.loop["stop_reason"] == "llm_error" and len(r.think.loop["rounds"]) == 1
+    assert r.llm["calls"] == 2 and r.rows == []
 
 
 def test_unanswerable_plan_refuses_without_generating(demo):

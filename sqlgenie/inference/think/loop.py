@@ -19,7 +19,8 @@
    d. **LLM critic** (``settings.think_llm_critic``) - only when the deterministic
       checks found nothing: one call; an objection rejects the round.
    A round nobody rejects is the answer (stop ``accepted``).
-4. The loop also stops when the generator repeats a rejected statement
+4. The loop also stops when an LLM call fails (``llm_error``: status ``error``), when
+   the generator repeats a rejected statement
    (``no_progress``), when the rounds run out (``max_rounds``) or when the next
    call would exceed the budget (``budget``: ``think_max_calls`` calls or
    ``think_max_tokens`` tokens, input plus output, per question; the next call's
@@ -50,6 +51,7 @@ STOP_REASONS = {
     "budget": "the LLM budget for one question is spent (think_max_calls / think_max_tokens)",
     "no_progress": "the generator repeated a statement that was already rejected",
     "unanswerable": "the plan says the schema cannot answer the question",
+    "llm_error": "an LLM call failed",
 }
 
 
@@ -158,6 +160,7 @@ class ThinkRun:
     context: ThinkContext | None = None
     budget: Budget | None = None
     final_round: int | None = None
+    error: Exception | None = None  # the LLMError that stopped the loop (stop_reason "llm_error")
     ms: float = 0.0
 
     @property
@@ -248,8 +251,9 @@ class ThinkLoop:
 
     def run(self, question: str, *, examples: Sequence[Any] = (), execute: bool = True,
             limit: int | None = None, context: ThinkContext | None = None) -> ThinkRun:
-        """Answer ``question`` (see module doc). LLM errors propagate (LLMError)."""
-        from sqlgenie.errors import LLMResponseError
+        """Answer ``question`` (see module doc). An LLM error ends the loop with status
+        ``error`` (``run.error``), keeping the plan, the rounds so far and the usage."""
+        from sqlgenie.errors import LLMError, LLMResponseError
         from sqlgenie.inference.generate_llm import extract_sql
 
         started = time.perf_counter()
@@ -306,6 +310,9 @@ class ThinkLoop:
             return self._stop(run, "max_rounds", f"{s.think_max_rounds} round(s)", started)
         except BudgetExceeded as exc:
             return self._stop(run, "budget", exc.message, started)
+        except LLMError as exc:  # the rounds so far and the usage stay on the run
+            run.error = exc
+            return self._stop(run, "llm_error", exc.message, started)
 
     def _critique(self, number: int, generated: str, question: str, context: ThinkContext, execute: bool,
                   limit: int | None) -> ThinkRound:
@@ -333,7 +340,9 @@ class ThinkLoop:
     def _stop(self, run: ThinkRun, reason: str, detail: str, started: float) -> ThinkRun:
         run.stop_reason = reason
         run.stop_detail = detail
-        if reason == "accepted":
+        if reason == "llm_error":
+            run.status = "error"
+        elif reason == "accepted":
             run.status = "ok"
         elif reason != "unanswerable" and run.last is not None and run.last.answerable:
             run.final_round = len(run.rounds)

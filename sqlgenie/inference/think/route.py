@@ -45,17 +45,24 @@ def answer_think(asker: Any, result: Any, clock: Any, matches: Sequence[Any], re
     result.llm = {"calls": run.usage["calls"], "input_tokens": run.usage["input_tokens"],
                   "output_tokens": run.usage["output_tokens"], "by_stage": run.usage.get("by_stage", {}),
                   "max_calls": run.usage.get("max_calls"), "max_tokens": run.usage.get("max_tokens")}
-    if final is not None:
+    answered = run.status == "ok" and final is not None
+    if answered:  # a refused or failed loop answers no SQL: its rejected statements stay in think.loop
         result.sql = final.sql or None
         result.corrections = final.corrections
-    answered = run.status == "ok" and final is not None
     message = None if answered else (UNANSWERABLE if run.stop_reason == "unanswerable" else REFUSED)
     hint = None if answered else ("Rephrase the question, add a verified example (`sqlgenie bank add`), "
                                   "or raise think_max_rounds / the LLM budget (SQLGENIE_THINK_MAX_CALLS, "
                                   "SQLGENIE_THINK_MAX_TOKENS).")
     result.think = ThinkAnswer(message or "", reason, hint or "", [example_summary(m) for m in list(matches)[:3]],
                                loop=run.to_dict())
-    if answered:
+    if run.status == "error" and run.error is not None:
+        result.status = "error"
+        result.message = getattr(run.error, "message", str(run.error))
+        result.hint = getattr(run.error, "hint", None)
+        result.error = type(run.error).__name__
+        result.think.message, result.think.hint = result.message, result.hint or ""
+        result.explanation = f"Failed: {result.message} Loop stopped: {run.stop_text}."
+    elif answered:
         assert final is not None
         result.status = "ok"
         result.executed = final.executed
