@@ -43,7 +43,7 @@ from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
-from sqlgenie.inference.verify import adapt_verified
+from sqlgenie.inference.verify import adapt_verified, bank_values
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
 
 __all__ = ["AskResult", "Asker"]
@@ -599,6 +599,7 @@ class Asker:
         new_masked = retrieval.masked
         outcomes: list[tuple[Any, AdaptedSQL]] = []
         failures: list[str] = []
+        known_values = bank_values(self.retriever)  # constants of the bank's SQL (verify: values the example lacks)
         for cand in pool:
             ex = cand.example
             ex_masked = self.retriever.mask(ex.question)
@@ -606,7 +607,7 @@ class Asker:
             adapted = adapt_verified(  # adapt, then verify the structure (issue 13)
                 ex.sql, ex_masked.text, ex_masked.spans, new_masked.text, new_masked.spans,
                 question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
-                similarity=float(cand.score), schema_words=self._schema_word,
+                similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
             )
             if adapted.ok and adapted.confidence < self.min_confidence:
                 adapted.ok = False

@@ -150,6 +150,7 @@ class Roles:
     active: set[str] = field(default_factory=set)  # verb lemmas finite and active ("does ... sell")
     agent: set[str] = field(default_factory=set)  # passive verbs with their agent ("cited by X")
     text_values: int = 0  # masked text values
+    kind: str = ""  # yesno | who | where | when | wh | "" (a bare phrase: "papers on parsing")
 
     def key_roles(self, word: str) -> set[str]:
         out = set()
@@ -194,6 +195,15 @@ def question_roles(masked_text: str, span_classes: Sequence[str] | None = None,
     words = tokens(masked_text)
     roles = Roles(words)
     n = len(words)
+    # 0. the kind of question: yes/no ("Has X written ..."), who / where / when, other wh-words, none
+    if words:
+        first = words[0] if words[0] not in ("in", "for", "at", "on", "from", "during", "to") or n < 2 else words[1]
+        if words[0] in _AUX - {"there"}:
+            roles.kind = "yesno"
+        elif first in ("who", "whom", "whose", "where", "when"):
+            roles.kind = first.replace("whom", "who").replace("whose", "who")
+        elif first in _LEAD_STARTERS or words[0] == _COUNT or first == _COUNT:
+            roles.kind = "wh"
     # 1. the answer phrase: after the lead words, up to a preposition, an auxiliary or a verb
     i = 0
     if n > 1 and words[0] in ("in", "for", "at", "on", "from", "during", "to", "by", "with") and \
@@ -372,6 +382,13 @@ def compare_roles(example: Roles, new: Roles, schema_word: SchemaWord | None = N
             was = " and ".join(role_name[r] for r in sorted(a))
             now = " and ".join(role_name[r] for r in sorted(b))
             reasons.append(f"in the example {_quote(w)} is {was}, in your question it is {now}")
+    kinds = {example.kind, new.kind}
+    if "yesno" in kinds and len(kinds) == 2:
+        reasons.append("one question asks yes or no, the other asks for " +
+                       ("the items themselves" if "" in kinds else "something else"))
+    elif "" in kinds and kinds & {"who", "where", "when"}:
+        reasons.append(f"the example asks {(kinds - {''}).pop()}, your question does not" if example.kind else
+                       f"your question asks {(kinds - {''}).pop()}, the example does not")
     if example.numbers and new.numbers and len(example.numbers) == len(new.numbers) and \
             example.numbers != new.numbers:
         for r_old, r_new in zip(example.numbers, new.numbers):
@@ -475,9 +492,101 @@ def unlicensed_filters(tree: exp.Expression, example_masked: str, new_masked: st
         words = _literal_words(lit.this)
         if not words:
             continue
-        if words <= ex_words and not (words & new_words):
+        said = words & ex_words  # the example question says (at least half of) the constant: its words license it
+        if said and said - new_words and 2 * len(said) >= len(words):
             out.append(f"the example filters on {lit.this!r} ({to_sql(parent)}), which your question does not mention")
     return out
+
+
+KnownValues = Callable[[str], "set[str]"]
+
+
+def bank_values(retriever: Any) -> KnownValues:
+    """``text -> columns`` over the string constants of the verified bank SQL in the
+    retriever's scope (parsed with sqlglot; cached on the retriever until its scope or
+    bank size changes)."""
+    from sqlgenie.catalog import Catalog  # noqa: F401  (typing only)
+
+    allowed = getattr(retriever, "allowed", None)
+    store = retriever.store
+    try:
+        if allowed is None:
+            rows = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'")
+        else:
+            rows = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'"
+                                 " AND tables <@ %s", (sorted(allowed),))
+        stamp = (tuple(sorted(allowed)) if allowed is not None else None, *rows.fetchone())
+    except Exception:
+        return lambda _text: set()
+    cached = getattr(retriever, "_verify_bank_values", None)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    index: dict[str, set[str]] = {}
+    query = "SELECT sql FROM sqlgenie.bank_examples WHERE status = 'verified'"
+    params: tuple = ()
+    if allowed is not None:
+        query += " AND tables <@ %s"
+        params = (sorted(allowed),)
+    for (sql,) in store.execute(query, params):
+        try:
+            tree = parse_sql(sql)
+        except Exception:
+            continue
+        for lit in tree.find_all(exp.Literal):
+            if not lit.is_string or not lit.this.strip() or len(lit.this) > 60:
+                continue
+            parent = lit.parent
+            while isinstance(parent, (exp.Cast, exp.Paren, exp.Tuple, exp.Lower, exp.Upper)):
+                parent = parent.parent
+            if not isinstance(parent, (exp.EQ, exp.In, exp.Like, exp.ILike, exp.NEQ)):
+                continue
+            col = parent.this if isinstance(parent.this, exp.Column) else next(parent.find_all(exp.Column), None)
+            text = " ".join(re.findall(r"[a-z0-9]+", lit.this.lower()))
+            if text and not text.isdigit():
+                index.setdefault(text, set()).add(col.name.lower() if col is not None else "?")
+    lookup = lambda text: index.get(text, set())  # noqa: E731
+    try:
+        retriever._verify_bank_values = (stamp, lookup)
+    except AttributeError:
+        pass
+    return lookup
+
+
+def unaccounted_values(tree: exp.Expression, example_masked: str, new_masked: str,
+                       known_values: KnownValues | None, value_columns: Callable[[str], set[str]] | None = None,
+                       max_words: int = 3) -> list[str]:
+    """Words of the question, absent from the example question, that verified examples
+    (or the value cache) use as a value, while this SQL does not filter on them: the
+    question asks for a filter the example does not have."""
+    if known_values is None and value_columns is None:
+        return []
+    ex = {lemma(w) for w in tokens(example_masked)}
+    words = [w for w in tokens(new_masked) if w != _COUNT]
+    in_sql = {" ".join(re.findall(r"[a-z0-9]+", lit.this.lower())) for lit in tree.find_all(exp.Literal)
+              if lit.is_string}
+    found: list[str] = []
+    for size in range(max_words, 0, -1):
+        for k in range(len(words) - size + 1):
+            gram = words[k:k + size]
+            if _MASK in gram or all(lemma(w) in ex for w in gram) or gram[0] in _STOPISH or gram[-1] in _STOPISH:
+                continue
+            text = " ".join(gram)
+            if text.isdigit() or text in in_sql or any(text in f for f in found):
+                continue
+            cols = set(known_values(text)) if known_values is not None else set()
+            if value_columns is not None and size > 1 or (value_columns is not None and len(text) > 3):
+                cols |= {c.rsplit(".", 1)[-1] for c in value_columns(text)}
+            if cols:
+                found.append(text)
+    if not found:
+        return []
+    return [f"your question mentions {', '.join(map(_quote, found))}, which verified examples use as a value, "
+            "but the example's query does not filter on it"]
+
+
+_STOPISH = frozenset("""a an the of in on at by for to from with and or is are was were be been do does did have has
+had what which who whom how that this these those there it its their all any some each every me my i we you our
+not no""".split())
 
 
 # --------------------------------------------------------------------------- corrections
@@ -630,6 +739,7 @@ def adapt_verified(
     exact: bool = False,
     similarity: float = 1.0,
     schema_words: SchemaWord | None = None,
+    known_values: KnownValues | None = None,
 ) -> AdaptedSQL:
     """Adapt one bank example (:func:`adapt_sql`), then verify that the result answers
     the question (roles, licensed filters) and correct what is exact (a filter the
@@ -662,6 +772,8 @@ def adapt_verified(
             return adapted
     if not reasons:
         reasons += projection_mismatch(tree, ex_roles, new_roles, catalog)
+    if not reasons and not exact:
+        reasons += unaccounted_values(tree, ex_masked, new_masked, known_values, value_columns)
     if not reasons:
         reasons += unlicensed_filters(tree, ex_masked, new_masked, question)
     if reasons:
