@@ -256,6 +256,28 @@ def test_explain_shows_plan_rounds_stop_and_rows(demo):
     assert "think loop: 2 round(s); stopped: the critic found no problem" in short.export_text()
 
 
+def test_cli_ask_explain_on_the_think_route(demo, monkeypatch):
+    """`sqlgenie ask --route think --explain` with the scripted provider as the configured LLM."""
+    import sqlgenie.llm
+    from typer.testing import CliRunner
+
+    from sqlgenie.cli import app
+    from sqlgenie.config import reset_settings
+
+    llm = ScriptedProvider(staged([DIV_ZERO, RIGHT]))
+    monkeypatch.setattr(sqlgenie.llm, "get_provider", lambda *a, **k: llm)
+    monkeypatch.setenv("SQLGENIE_DATABASE_URL", demo.database_url.get_secret_value())
+    monkeypatch.setenv("COLUMNS", "200")
+    reset_settings()
+    result = CliRunner().invoke(app, ["ask", QUESTION, "--route", "think", "--explain"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "route think (think)" in out and "think loop: plan" in out and "Grouping: region_name" in out
+    assert "round 1 (rejected" in out and "division by zero" in out and "round 2 (accepted, 1 row(s))" in out
+    assert "stopped: the critic found no problem" in out and expected_top_region(demo)[0] in out
+    assert len(llm.requests) == 4
+
+
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_once_through_the_http_stub_of_each_real_provider(demo, kind):
     from sqlgenie.llm.anthropic_provider import AnthropicProvider
