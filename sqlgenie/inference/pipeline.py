@@ -18,9 +18,10 @@ Stages (each timed in ``result.timings_ms``):
 5. **execute** - through the SafeExecutor (the only path to the database);
 6. **log** - one row in ``sqlgenie.query_log``; its id is the answer's id.
 
-When the match route cannot account for the question it falls back to the
-think route's interim answer (:mod:`.think`): a clear refusal with the nearest
-examples, never a silent guess.
+The think route, with an LLM, runs the think loop (:mod:`.think.loop`: plan,
+generate, critic, up to m rounds, within a per-question budget); without one, and
+when the match route cannot account for the question, it answers with a clear
+refusal with the nearest examples (:mod:`.think`), never a silent guess.
 
 One ``Asker`` holds the catalog, the retriever (vocabulary, value index), the
 value matcher (one per process, recreated by :meth:`Asker.refresh` after
