@@ -39,6 +39,9 @@ class Question:
     gold_dialect: Literal["sqlite", "postgres"] = "sqlite"
     category: str | None = None
     instructions: str | None = None
+    golds: tuple[str, ...] = ()  # every acceptable gold (PostgreSQL), when the file lists them
+    template: str | None = None  # templated sets: "<set>/<template index>"
+    label: str | None = None  # bank/test splits: "seen" (template in the bank) or "novel"
 
 
 @dataclass(frozen=True)
@@ -189,6 +192,8 @@ class DefogDataset:
         path = self.questions_path(questions)
         if not path.is_file():
             raise InputError(f"Questions file {path} does not exist.", hint="Pass --questions FILE.")
+        if path.suffix.lower() == ".json":
+            return _json_questions(path)
         out = []
         with path.open(newline="", encoding="utf-8") as fh:
             for i, row in enumerate(csv.DictReader(fh)):
@@ -206,6 +211,22 @@ class DefogDataset:
                     )
                 )
         return out
+
+
+def _json_questions(path: Path) -> list[Question]:
+    """A JSON questions file on the Defog databases (``sqlgenie eval text2sql-split``):
+    ``question``, ``query`` (PostgreSQL), ``db_id`` (or ``db_name``), optional ``golds``
+    (every acceptable query), ``template`` and ``label`` (seen / novel)."""
+    out = []
+    for i, item in enumerate(_read_json_list(path)):
+        try:
+            db = item.get("db_id") or item["db_name"]
+            golds = tuple(str(g) for g in item.get("golds") or ())
+            out.append(Question(i, item.get("question", ""), item["query"], db, "postgres",
+                                golds=golds, template=item.get("template"), label=item.get("label")))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise InputError(f"{path}: question {i} lacks 'query' or 'db_id'.") from exc
+    return out
 
 
 Dataset = SpiderDataset | DefogDataset

@@ -174,6 +174,8 @@ class GoldRun:
 
 def gold_sqls(dataset: Dataset, q: Question, runner: PostgresRunner) -> tuple[list[str], list[str]]:
     """PostgreSQL gold alternatives of ``q`` and the transpilation fixes applied."""
+    if q.golds:
+        return list(q.golds), []
     if isinstance(dataset, DefogDataset):
         return expand_gold(q.gold_sql), []
     t = runner.transpile(q.gold_sql, dataset.schema_name(q.db_id))

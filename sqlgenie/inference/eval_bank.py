@@ -70,9 +70,10 @@ def _schema_tables(store, schema: str) -> list[str]:
         "SELECT table_name FROM sqlgenie.catalog_tables WHERE schema_name = %s", (schema,))]
 
 
-def ensure_onboarded(settings: Settings, store, target, schema: str) -> bool:
-    """Onboard ``schema`` unless the catalog has its tables; True when onboarded now."""
-    if _schema_tables(store, schema):
+def ensure_onboarded(settings: Settings, store, target, schema: str, *, force: bool = False) -> bool:
+    """Onboard ``schema`` unless the catalog has its tables (``force``: the data was
+    just (re)loaded, so the catalog's profile may be stale); True when onboarded now."""
+    if not force and _schema_tables(store, schema):
         return False
     from onboarding.service import OnboardOptions, onboard_schema
 
@@ -146,8 +147,10 @@ def eval_bank(
     if not questions:
         raise InputError("No questions to evaluate.", hint="Check --questions, --dbs and --limit.")
     bank_questions = dataset.questions(bank_file)
+    labels = question_labels(dataset, questions, bank_questions)
     needed = sorted({q.db_id for q in questions})
-    load_dataset(dataset, url, dbs=set(needed), accept_any_keys=True)
+    loaded = load_dataset(dataset, url, dbs=set(needed), accept_any_keys=True)
+    reloaded = {r["schema"] for r in loaded.records if r.get("status") == "loaded"}
 
     s_url = store_url(settings)
     ensure_migrated(s_url)
@@ -163,7 +166,7 @@ def eval_bank(
         with open_connection(s_url) as store, open_connection(url, autocommit=True) as target:
             for db_id in needed:
                 schema = dataset.schema_name(db_id)
-                if ensure_onboarded(settings, store, target, schema):
+                if ensure_onboarded(settings, store, target, schema, force=schema in reloaded):
                     onboarded_now += 1
                 pairs: list[tuple[int, str, str]] = []
                 for bq in bank_questions:
@@ -188,7 +191,11 @@ def eval_bank(
                                provider=None, log=True, log_kind="eval", autocorrect=ac,
                                encode=None) as asker:
                         for q in (q for q in questions if q.db_id == db_id):
-                            records.append(_ask_one(dataset, q, asker, pg, lite, route))
+                            rec = _ask_one(dataset, q, asker, pg, lite, route)
+                            rec["label"] = labels.get(q.index)
+                            if q.template:
+                                rec["template"] = q.template
+                            records.append(rec)
                             done += 1
                             if progress:
                                 progress(done, len(questions))
@@ -217,6 +224,9 @@ def _ask_one(dataset: Dataset, q: Question, asker: Any, pg: PostgresRunner, lite
         rec["example_similarity"] = used["similarity"]
     if result.status != "ok":
         rec["reason"] = (result.think.reason if result.think else result.message)
+        code = _reason_code(result)
+        if code:
+            rec["reason_code"] = code
         if result.status == "error":
             rec["error"] = _short(result.message)
     gold = run_gold(dataset, q, pg)
@@ -230,9 +240,48 @@ def _ask_one(dataset: Dataset, q: Question, asker: Any, pg: PostgresRunner, lite
         rec["correct"] = scored["outcome"] == "correct"
         if scored.get("error"):
             rec["error"] = scored["error"]
+        if q.golds:
+            # templated sets: exact (canonical SQL equal to a gold variant); the dump's
+            # result only says "undecided" when it agrees without the SQL being equal
+            from sqlgenie.eval.text2sql import exact_match
+
+            rec["exec_outcome"] = scored["outcome"]
+            rec["exact"] = exact_match(result.sql, q.golds)
+            rec["correct"] = rec["exact"]
+            rec["outcome"] = "correct" if rec["exact"] else (
+                "undecided" if scored["outcome"] == "correct" else scored["outcome"])
     elif result.status == "error":
         rec["outcome"] = "error"
     return rec
+
+
+def _reason_code(result: Any) -> str | None:
+    """A refusal's machine-readable reason when the pipeline gives one (verification)."""
+    for holder in (result, result.adaptation or {}, result.think):
+        if holder is None:
+            continue
+        value = holder.get("reason_code") if isinstance(holder, dict) else getattr(holder, "reason_code", None)
+        if value:
+            return str(value)
+    return None
+
+
+def question_labels(dataset: Dataset, questions: Sequence[Question], bank: Sequence[Question]) -> dict[int, str]:
+    """``seen`` / ``novel`` per test question: the file's label when it has one (templated
+    sets), else whether a bank question on the same database has the same normalised
+    gold SQL (Spider: the paraphrase split's paired questions are seen, the coin-flipped
+    singletons novel)."""
+    dialect = "sqlite" if isinstance(dataset, SpiderDataset) else "postgres"
+    keys: set[tuple[str, str]] | None = None
+    out: dict[int, str] = {}
+    for q in questions:
+        if q.label:
+            out[q.index] = q.label
+            continue
+        if keys is None:
+            keys = {(b.db_id, _norm_sql(b.gold_sql, dialect)) for b in bank}
+        out[q.index] = "seen" if (q.db_id, _norm_sql(q.gold_sql, dialect)) in keys else "novel"
+    return out
 
 
 def _summary(dataset: Dataset, records: list[dict[str, Any]], skipped: list, bank: dict[str, Any], onboarded: int,
@@ -243,16 +292,35 @@ def _summary(dataset: Dataset, records: list[dict[str, Any]], skipped: list, ban
     correct = [r for r in answered if r["correct"]]
     times = [r["ms"] for r in records]
     reasons = Counter()
+    refusals = Counter()
     for r in scored:
         if not r["answered"] and r.get("reason"):
             reasons[_reason_bucket(r["reason"])] += 1
+        if not r["answered"]:
+            refusals[r.get("reason_code") or (_reason_bucket(r["reason"]) if r.get("reason") else r["status"])] += 1
+    seen = [r for r in scored if r.get("label") == "seen"]
+    novel = [r for r in scored if r.get("label") == "novel"]
+    exact = any("exact" in r for r in scored)
     return {
         "task": "bank",
         "dataset": dataset.kind,
+        "metric": "exact SQL (canonical, any gold variant)" if exact else "execution",
         "questions": n,
         "answered": len(answered),
         "coverage": len(answered) / n if n else 0.0,
         "correct": len(correct),
+        "precision": round(len(correct) / len(answered), 4) if answered else 0.0,
+        "seen_questions": len(seen),
+        "seen_answered": sum(1 for r in seen if r["answered"]),
+        "coverage_seen": round(sum(1 for r in seen if r["answered"]) / len(seen), 4) if seen else 0.0,
+        "correct_seen": sum(1 for r in seen if r["correct"]),
+        "novel_questions": len(novel),
+        "answered_novel": sum(1 for r in novel if r["answered"]),
+        "wrong_novel": sum(1 for r in novel if r["answered"] and not r["correct"]),
+        "wrong_novel_rate": round(sum(1 for r in novel if r["answered"] and not r["correct"]) / len(novel), 4)
+        if novel else 0.0,
+        "undecided": sum(1 for r in answered if r.get("outcome") == "undecided"),
+        "refusals": dict(refusals.most_common()),
         "ex_answered": len(correct) / len(answered) if answered else 0.0,
         "ex_overall": len(correct) / n if n else 0.0,
         "p50_ms": round(_percentile(times, 0.5), 2),
@@ -294,11 +362,11 @@ def _reason_bucket(reason: str) -> str:
 # --------------------------------------------------------------------------- splits
 
 
-def _norm_sql(sql: str) -> str:
+def _norm_sql(sql: str, dialect: str = "sqlite") -> str:
     from example_bank.skeleton import normalize_sql
 
     try:
-        return normalize_sql(sql, "sqlite")
+        return normalize_sql(sql, dialect)
     except Exception:
         return " ".join(sql.lower().split())
 
