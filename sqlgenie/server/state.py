@@ -37,7 +37,9 @@ class AskerPool:
         from sqlgenie.inference.pipeline import Asker
         from sqlgenie.store.connection import open_connection
 
-        self._free: queue.Queue = queue.Queue()
+        # Last in, first out: the asker used last (its PostgreSQL backends and caches still
+        # warm) takes the next ask; under light load one or two askers do all the work.
+        self._free: queue.LifoQueue = queue.LifoQueue()
         self._all: list[Any] = []
         self._generation = 0
         self._seen: dict[int, int] = {}  # asker -> the generation it last refreshed at
