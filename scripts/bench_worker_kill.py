@@ -12,7 +12,7 @@ distinct questions asked through the real pipeline and each given a thumbs-down
 Then ``--workers`` worker processes (``sqlgenie worker``, lease ``--lease`` seconds)
 run the queue while a supervisor kills each worker process with SIGKILL (no
 clean-up) in the middle of a job: its first job (cold: the model still loads; a
-random 0..``--cold-delay`` s in) or one of its next three (warm; 0..``--warm-delay``
+random 0..``--cold-delay`` s in) or one of its next two (warm; 0..``--warm-delay``
 s in, killed only if still mid-job then), and starts a replacement; until
 ``--kills`` kills are done. A job is only killed
 while it has attempts to spare (attempts < max_attempts - 1), so the kills test
@@ -62,7 +62,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kills", type=int, default=20, help="kill -9 this many times (default 20)")
     ap.add_argument("--jobs", type=int, default=64, help="regeneration jobs (distinct questions, max 64)")
-    ap.add_argument("--workers", type=int, default=2, help="worker processes at a time")
+    ap.add_argument("--workers", type=int, default=1, help="worker processes at a time (each one is killed in turn)")
     ap.add_argument("--lease", type=float, default=3.0, help="job lease in seconds (SQLGENIE_JOB_LEASE_S)")
     ap.add_argument("--cold-delay", type=float, default=8.0,
                     help="kill 0..this many seconds into a worker's first job (the model loads)")
@@ -89,7 +89,7 @@ def main() -> int:
         kill_runs: list[int] = []  # which job of the worker's life the kill hit (1 = its first, cold)
         # each worker process is killed during its (target+1)-th job: the first (model still loading) or a
         # later, warm one; the delay into the job is random
-        targets = {pid: rng.randrange(4) for pid in workers}
+        targets = {pid: rng.randrange(3) for pid in workers}
         t_kill = time.perf_counter()
         deadline = time.monotonic() + args.timeout
         with psycopg.connect(url, autocommit=True) as conn:
@@ -122,7 +122,7 @@ def main() -> int:
                            f" #{runs}); job now {state}")
                 p = common.start_worker(url, "--poll", "0.2", **wenv)
                 workers[p.pid] = p
-                targets[p.pid] = rng.randrange(4)
+                targets[p.pid] = rng.randrange(3)
             kill_seconds = time.perf_counter() - t_kill
             common.log("kills done; draining")
             common.wait_for(lambda: common.job_states(conn, job_ids).get("done", 0)

@@ -34,6 +34,15 @@ def test_degenerate_cluster_loses_whatever_its_support():
     assert majority(cands) == 0  # the plain vote takes the three zeros
 
 
+def test_a_stray_answer_does_not_demote_a_well_supported_empty_result():
+    # 20 samples agree on "no rows"; one odd sample returns a row: not a contender
+    cands = [_c([], f"s{i}", 0.05) for i in range(20)] + [_c([(1,)], "odd", 0.05)]
+    assert select(cands).winner == 0
+    # a contender with a tenth of the support or more does demote it
+    cands = [_c([], f"s{i}", 0.05) for i in range(9)] + [_c([(1,)], "other", 0.05)]
+    assert select(cands).winner == 9
+
+
 def test_all_degenerate_is_a_plain_vote_and_failed_candidates_are_out():
     cands = [_c([], "a"), _c([(None,)], "b"), _c([(None,)], "c"), _c(None, "d", error="boom")]
     sel = select(cands)

@@ -7,15 +7,17 @@
    vote each unless a caller knows better, e.g. reliabilities); then result checks
    that need no gold: a cluster whose result is *degenerate* (no rows, only NULLs,
    or one row of zeros, e.g. ``count(*)`` of a filter that matches nothing) while
-   another cluster returns a real answer ranks below every such cluster, whatever
-   its support (on the six Spider dev systems a degenerate result was right in 12 of
-   155 disputed cases, see docs/benchmarks.md); the critic's findings on
+   another cluster holding at least ``MIN_ANSWER_SHARE`` of the support returns a
+   real answer ranks below every cluster with an answer, whatever its support (on
+   the six Spider dev systems a degenerate result was right in 12 of 155 disputed
+   cases, see docs/benchmarks.md); the critic's findings on
    the members (lazily, when :mod:`sqlgenie.inference.critic` is installed and the
    caller gives a catalog) cost ``ERROR_PENALTY`` for an error-severity finding
    present in every member, ``WARNING_PENALTY`` for a warning.
-3. **Distinguish** (optional, :mod:`.distinguish`): when the two best clusters are
-   close, a small database built from the catalog on which they differ decides, by
-   which cluster the critic finds fault with there.
+3. **Distinguish** (a hook: ``select(..., distinguish=f)``): when the two best
+   clusters are close, ``f`` may decide between them (meant for a small database
+   built from the catalog on which they differ; no such builder exists yet, so no
+   caller passes one).
 4. **Pick** the best score; ties go to the cluster holding the earliest candidate
    (callers order candidates by prior trust: the downvoted answer's neighbours
    first, the first predictions file first).
@@ -30,6 +32,8 @@ from decimal import Decimal
 from typing import Any, Callable, Sequence
 
 ERROR_PENALTY = 1.0
+#: Share of the total support a cluster with an answer needs to outrank degenerate ones.
+MIN_ANSWER_SHARE = 0.1
 WARNING_PENALTY = 0.25
 
 
@@ -121,12 +125,17 @@ def degenerate(rows: list[tuple] | None) -> bool:
 
 
 def score_clusters(candidates: Sequence[Candidate], clusters: list[Cluster]) -> None:
-    any_rows = any(not degenerate(candidates[c.members[0]].rows) for c in clusters)
     for c in clusters:
         c.support = sum(candidates[i].weight for i in c.members)
+    total = sum(c.support for c in clusters) or 1.0
+    # an answer outranks degenerate results only when it is a real contender (at least
+    # MIN_ANSWER_SHARE of the support), not one stray sample among many
+    answered = any(not degenerate(candidates[c.members[0]].rows) and c.support / total >= MIN_ANSWER_SHARE
+                   for c in clusters)
+    for c in clusters:
         c.penalty = 0.0
         c.reasons = []
-        c.degenerate = any_rows and degenerate(candidates[c.members[0]].rows)
+        c.degenerate = answered and degenerate(candidates[c.members[0]].rows)
         if c.degenerate:
             c.reasons.append("empty, all-NULL or zero result while other candidates return an answer")
         checked = [candidates[i].findings for i in c.members if candidates[i].findings is not None]
