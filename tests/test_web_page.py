@@ -137,6 +137,14 @@ def test_wrong_token_is_shown(site, browser):
         page.close()
 
 
+def test_review_page_refuses_an_askers_token(site, browser):
+    url, tokens = site
+    with page_for(browser, url + "/review", tokens["asker"], "review-asker") as page:
+        page.wait_for_selector("#error:not([hidden])")
+        assert "reviewer" in page.inner_text("#error").lower()  # the API's 403, shown as it says
+        assert page.locator(".item button.accept").count() == 0
+
+
 def run_worker_once(db_url: str) -> dict:
     """``sqlgenie worker --once`` in its own process, on the test's store."""
     env = dict(os.environ, SQLGENIE_DATABASE_URL=db_url, SQLGENIE_LLM_PROVIDER="none", SQLGENIE_SERVER_URL="off")
