@@ -373,6 +373,12 @@ def test_ungrouped_column_ignores_unknown_columns_and_inferred_keys(env):
     report = _critique(env, sql, "How many concerts does each stage have?")
     assert {"executes", "ungrouped_column"} <= _checks(report)
     assert next(f for f in report.findings if f.check == "ungrouped_column").evidence["columns"] == ["st.stage_name"]
+    # Exact repair: each group holds one stage (its key is grouped), so stage_name joins GROUP BY.
+    assert [r["corrector"] for r in report.repairs] == ["group_by_key"] and report.ok
+    assert sorted(report.rows) == [(f"Stage {chr(64 + i)}", 1) for i in range(1, 9)]
+    # Grouped by a column that is no key: reported, not repaired.
+    report = _critique(env, "SELECT st.stage_name, count(*) FROM stage AS st GROUP BY st.concert_id", "q")
+    assert "ungrouped_column" in _checks(report, open_only=True) and not report.repaired
 
 
 def test_ungrouped_column_order_by_aggregate_without_group_by_and_star(env):
@@ -386,6 +392,7 @@ def test_ungrouped_column_order_by_aggregate_without_group_by_and_star(env):
     star = ("SELECT st.* FROM stage AS st JOIN concert AS c ON st.concert_id = c.concert_id GROUP BY st.stage_id")
     report = _critique(env, star, "Which stages have concerts?")
     finding = next(f for f in report.findings if f.check == "ungrouped_column")
-    assert "stage_name" in finding.evidence["columns"][0]
+    assert "stage_name" in finding.evidence["columns"][0] and report.repaired and len(report.rows) == 8
+    assert finding.evidence["regroup"] == [["st", "stage_name"], ["st", "concert_id"]]
     declared = "SELECT s.* FROM singer AS s JOIN singer_in_concert AS sc ON s.singer_id = sc.singer_id GROUP BY s.singer_id"
     assert _critique(env, declared, "Which singers sang in a concert?").findings == []

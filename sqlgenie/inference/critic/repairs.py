@@ -22,7 +22,10 @@ themselves are the autocorrectors' (:mod:`sqlgenie.autocorrect`), not new code:
 * ``aggregate_groups``: a grouped query whose every output is an aggregate of an
   aggregate (``SELECT MAX(COUNT(*)) FROM t GROUP BY x``) computes the inner
   aggregate per group in a subquery and the outer one over the groups, the one
-  meaning such a query has where it is defined (Oracle's nested aggregates).
+  meaning such a query has where it is defined (Oracle's nested aggregates);
+* ``group_by_key``: columns PostgreSQL refuses as ungrouped whose table's key is in
+  ``GROUP BY`` (a key inferred from the data, which PostgreSQL does not know) join
+  ``GROUP BY``: each group holds one row of that table, so the groups stay the same.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from sqlglot import exp
 from sqlgenie.inference.critic.context import CheckContext
 from sqlgenie.inference.critic.findings import Finding
 
-__all__ = ["REPAIRS", "add_distinct", "aggregate_groups", "filter_values", "identifiers_and_types", "qualify_ambiguous", "scalar_in"]
+__all__ = ["REPAIRS", "add_distinct", "aggregate_groups", "filter_values", "group_by_key", "identifiers_and_types", "qualify_ambiguous", "scalar_in"]
 
 Proposal = tuple[str, list[dict[str, str]]]
 Repair = Callable[[CheckContext, list[Finding], Any, Any], "Proposal | None"]
@@ -185,5 +188,32 @@ def aggregate_groups(ctx: CheckContext, findings: list[Finding], matcher: Any, s
     return tree.sql(dialect="postgres"), changes
 
 
-REPAIRS: tuple[Repair, ...] = (identifiers_and_types, qualify_ambiguous, aggregate_groups, scalar_in, filter_values,
-                               add_distinct)
+def group_by_key(ctx: CheckContext, findings: list[Finding], matcher: Any, settings: Any) -> Proposal | None:
+    wanted = [f for f in findings if f.check == "ungrouped_column" and f.evidence.get("regroup")]
+    if ctx.tree is None or not wanted:
+        return None
+    tree = ctx.tree.copy()
+    selects = list(tree.find_all(exp.Select))
+    changes = []
+    for f in wanted:
+        index = f.evidence.get("select_index")
+        if not isinstance(index, int) or index >= len(selects) or selects[index].args.get("group") is None:
+            return None
+        group = selects[index].args["group"]
+        added = []
+        for alias, name in f.evidence["regroup"]:
+            col = exp.column(exp.to_identifier(name, quoted=True), table=exp.to_identifier(alias))
+            if col.sql(dialect="postgres") not in {g.sql(dialect="postgres") for g in group.expressions}:
+                group.append("expressions", col)
+                added.append(col.sql(dialect="postgres"))
+        if added:
+            changes.append({"corrector": "group_by_key", "before": ", ".join(f.evidence.get("group_by") or []),
+                            "after": ", ".join(g.sql(dialect="postgres") for g in group.expressions),
+                            "reason": "their table's key is grouped, so each group holds one of its rows"})
+    if not changes:
+        return None
+    return tree.sql(dialect="postgres"), changes
+
+
+REPAIRS: tuple[Repair, ...] = (identifiers_and_types, qualify_ambiguous, aggregate_groups, group_by_key, scalar_in,
+                               filter_values, add_distinct)

@@ -77,7 +77,7 @@ def ungrouped_column(ctx: CheckContext) -> list[Finding]:
     if ctx.tree is None or not _refused(ctx):
         return []
     findings: list[Finding] = []
-    for select in ctx.tree.find_all(exp.Select):
+    for index, select in enumerate(ctx.tree.find_all(exp.Select)):
         group = select.args.get("group")
         projections = list(select.expressions)
         aggregates = _own_aggregates(select, projections + ([select.args["having"]] if select.args.get("having") else []))
@@ -136,7 +136,24 @@ def ungrouped_column(ctx: CheckContext) -> list[Finding]:
             parts.append(("HAVING", select.args["having"]))
         if select.args.get("order") is not None:
             parts.append(("ORDER BY", select.args["order"]))
+        def key_grouped(alias: str, info) -> bool:
+            """The table's key (declared, inferred from the data, or set by a person) is grouped."""
+            pk = [_q(k) for k in info.primary_key]
+            return bool(pk) and all(any(_q(g.name) == k and (not g.table or _q(g.table) == alias)
+                                        for g in grouped_cols) for k in pk)
+
+        def owner(col: exp.Column) -> str | None:
+            """The source alias of ``col`` when its table's key is grouped (so the column may join GROUP BY)."""
+            name, table = _q(col.name), _q(col.table)
+            found = [(a, i) for a, i in sources.items() if (not table or a == table)
+                     and any(_q(c.name) == name for c in i.columns)]
+            if len(found) != 1 or len(sources) < len(select.args.get("joins") or []) + 1:
+                return None
+            return found[0][0] if key_grouped(*found[0]) else None
+
         bad: list[tuple[str, str]] = []
+        regroup: list[list[str]] = []
+        fixable = group is not None
         for clause, part in parts:
             for col in list(part.find_all(exp.Column)) + ([part] if isinstance(part, exp.Star) else []):
                 if not _own(col, select):
@@ -147,10 +164,15 @@ def ungrouped_column(ctx: CheckContext) -> list[Finding]:
                     infos = [(a, i) for a, i in sources.items() if not table or a == table]
                     if not infos or len(sources) < len(select.args.get("joins") or []) + 1:
                         continue
-                    missing = [c.name for a, i in infos for c in i.columns
+                    missing = [(a, i, c.name) for a, i in infos for c in i.columns
                                if not is_grouped(exp.column(c.name, table=a))]
                     if missing:
-                        bad.append((clause, f"{col.sql(dialect='postgres')} ({', '.join(missing[:5])})"))
+                        bad.append((clause, f"{col.sql(dialect='postgres')} ({', '.join(m[2] for m in missing[:5])})"))
+                        for a, i, name in missing:
+                            if key_grouped(a, i):
+                                regroup.append([a, name])
+                            else:
+                                fixable = False
                     continue
                 if _between(col, select, (exp.AggFunc, exp.Window)) is not None:
                     continue
@@ -160,6 +182,11 @@ def ungrouped_column(ctx: CheckContext) -> list[Finding]:
                     label = col.sql(dialect="postgres")
                     if label not in [b[1] for b in bad]:
                         bad.append((clause, label))
+                        alias = owner(col)
+                        if alias is None:
+                            fixable = False
+                        else:
+                            regroup.append([alias, col.name])
         if not bad:
             continue
         names = ", ".join(b[1] for b in bad[:5])
@@ -180,7 +207,11 @@ def ungrouped_column(ctx: CheckContext) -> list[Finding]:
                        "(MIN/MAX/COUNT), or group by the key of its table.")
         findings.append(Finding("ungrouped_column", "error", message,
                                 {"columns": [b[1] for b in bad], "clauses": sorted({b[0] for b in bad}),
-                                 "group_by": [g.sql(dialect="postgres") for g in group.expressions] if group else []}))
+                                 "group_by": [g.sql(dialect="postgres") for g in group.expressions] if group else [],
+                                 "select_index": index,
+                                 # (alias, column) pairs whose table's key is grouped: adding them to GROUP BY
+                                 # leaves the groups as they are (the repair group_by_key).
+                                 "regroup": regroup if fixable else []}))
     return findings
 
 
