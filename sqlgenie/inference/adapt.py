@@ -632,7 +632,7 @@ _CUES: dict[str, tuple[str, ...]] = {
     "MAX": ("maximum", "max", "highest", "largest", "biggest", "greatest", "most", "top", "maximal", "best"),
     "MIN": ("minimum", "min", "lowest", "smallest", "least", "fewest", "minimal", "bottom", "worst"),
     "OLD": ("oldest", "earliest", "first"),
-    "NEW": ("youngest", "newest", "latest", "recent", "last", "most recent"),
+    "NEW": ("youngest", "newest", "latest", "recent", "last", "most recent", "new"),
     "GT": ("more", "greater", "above", "over", "larger", "higher", "exceed", "exceeds", "exceeding", "bigger",
            "older", "longer", "after", "later", "since", "beyond", "heavier", "taller", "richer", "wider",
            "faster", "costlier", "pricier", "exceeded"),

@@ -442,8 +442,9 @@ def projection_mismatch(tree: exp.Expression, example: Roles, new: Roles, catalo
     if select is None or catalog is None or len(example.heads) != 1 or len(new.heads) != 1:
         return []
     h_ex, h_new = example.heads[0], new.heads[0]
-    if h_ex == h_new or not example.super_in_answer or not new.super_in_owner or \
-            h_ex not in {lemma(w) for w in new.owner}:
+    if h_ex == h_new or h_ex not in {lemma(w) for w in new.owner}:
+        return []
+    if not (example.super_in_answer and new.super_in_owner) and h_new in {lemma(w) for w in example.words}:
         return []
     named: set[str] = set()
     for table in tree.find_all(exp.Table):
@@ -454,7 +455,10 @@ def projection_mismatch(tree: exp.Expression, example: Roles, new: Roles, catalo
             if h_new in _column_words(col.name, col.synonyms):
                 named.add(col.name.lower())
     if not named:
-        return []
+        if example.super_in_answer and new.super_in_owner or example.kind != "":
+            return []
+        # "the name of X's paper" against the bare "X's paper": the question asks for one attribute
+        return [f"your question asks for the {h_new} of the {h_ex}; the example answers with the {h_ex} itself"]
     projected = [c.name.lower() for proj in select.expressions for c in proj.find_all(exp.Column)]
     extra = sorted({c for c in projected if c not in named})
     if not extra and projected:
