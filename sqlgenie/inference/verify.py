@@ -723,6 +723,34 @@ def _reorder_select(tree: exp.Expression, order: list[int]) -> bool:
     return True
 
 
+# --------------------------------------------------------------------------- the word before a value
+
+_DIRECTION = {"from": "from", "to": "to", "into": "to", "towards": "to", "toward": "to"}
+
+
+def direction_swaps(example_masked: str, example_spans: Sequence[Any], new_masked: str, new_spans: Sequence[Any],
+                    pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """A value paired with the example's that follows "from" in one question and "to"
+    in the other ("flights *from* DAL to any airport" against "flights *to* DAL from all
+    airports"): the value plays the opposite role."""
+    def before(masked: str, spans: Sequence[Any]) -> dict[str, str]:
+        words = tokens(masked)
+        masks = [k for k, w in enumerate(words) if w == _MASK]
+        texts = [norm_text(Span.of(s).text) for s in spans]
+        if len(masks) != len(texts):
+            return {}
+        return {t: _DIRECTION.get(words[k - 1], "") if k else "" for t, k in zip(texts, masks)}
+
+    ex_before, new_before = before(example_masked, example_spans), before(new_masked, new_spans)
+    out = []
+    for ex_text, new_text in pairs:
+        a, b = ex_before.get(norm_text(ex_text), ""), new_before.get(norm_text(new_text), "")
+        if a and b and a != b:
+            out.append(f"{new_text!r} follows {_quote(b)} in your question, but the example's {ex_text!r} follows "
+                       f"{_quote(a)}: the direction is reversed")
+    return out
+
+
 # --------------------------------------------------------------------------- one candidate
 
 
@@ -776,6 +804,8 @@ def adapt_verified(
             return adapted
     if not reasons:
         reasons += projection_mismatch(tree, ex_roles, new_roles, catalog)
+    if not reasons and not exact:
+        reasons += direction_swaps(ex_masked, spans, new_masked, new_spans, adapted.pairs)
     if not reasons and not exact:
         reasons += unaccounted_values(tree, ex_masked, new_masked, known_values, value_columns)
     if not reasons:
