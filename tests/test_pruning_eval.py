@@ -22,6 +22,9 @@ def test_eval_schema_library_and_command(tmp_path, settings):
     for key in ("column_recall", "column_precision", "table_recall", "kept_fraction", "full_coverage_rate"):
         assert 0.0 <= s[key] <= 1.0, key
     assert s["threshold"] == settings.prune_threshold
+    # the pruned schema prompt is shorter than the whole schema's, never longer
+    assert 0.0 < s["prompt_tokens_ratio"] <= 1.0
+    assert s["kept_fraction"] < 1.0 and s["prompt_tokens_ratio"] < 1.0
     kept = [c["kept_fraction"] for c in s["curve"]]
     recall = [c["column_recall"] for c in s["curve"]]
     assert kept == sorted(kept, reverse=True) and recall == sorted(recall, reverse=True)
@@ -58,6 +61,13 @@ def test_eval_schema_library_and_command(tmp_path, settings):
     assert len([r for r in lines if "recall" in r]) == 11
     bad = CliRunner().invoke(app, ["schema", "--dataset", str(data), "--keys", "maybe"])
     assert bad.exit_code != 0
+
+
+def test_prompt_tokens_counts_words_numbers_and_marks():
+    from sqlgenie.inference.eval_schema import prompt_tokens
+
+    assert prompt_tokens("singer(singer_id integer, name text) PK(singer_id)") == 16
+    assert prompt_tokens("") == 0
 
 
 def test_fit_pipeline_on_fixture(tmp_path, settings):
