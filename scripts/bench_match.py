@@ -16,7 +16,8 @@ Per set: ``questions``, ``answered``, ``precision``, ``coverage`` (all test
 questions), ``coverage_seen``, ``novel_questions``, ``wrong_novel``,
 ``wrong_novel_rate``, ``undecided``, ``refusals`` and ``bank_hit_p50_ms``: median
 ask time of the questions the match route answered, in the warm evaluating process
-(retrieval, adaptation, verification, autocorrection, execution and query log).
+(retrieval, adaptation, verification, autocorrection, execution and query log);
+it depends on machine load, so the output also gives the 1-minute load average.
 Progress goes to stderr; the last stdout line is one JSON object with ``sets`` and
 ``targets`` (each issue-13 target, met or not).
 """
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -81,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--holdout", type=float, default=0.3, help="share of templates held out (novel)")
     parser.add_argument("--max-test", type=int, default=400, help="most test questions per templated set")
     parser.add_argument("--work", default="/tmp/sg-match-eval/bench", help="split files and JSONL records")
+    parser.add_argument("--no-augment", action="store_true",
+                        help="ask over the original tiny Defog dumps (values the questions name are often absent)")
     parser.add_argument("--benchdata", default=None, help="benchmark data root (default: settings.benchdata_dir)")
     args = parser.parse_args(argv)
 
@@ -101,8 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
     if names:
         split_dir = work / f"t2s-seed{args.seed}"
-        report = write_splits(root, names, split_dir, seed=args.seed, holdout=args.holdout, max_test=args.max_test)
-        defog = open_dataset(root / "defog")
+        report = write_splits(root, names, split_dir, seed=args.seed, holdout=args.holdout, max_test=args.max_test,
+                              augment=not args.no_augment)
+        defog = open_dataset(report["dataset"])
         for name in names:
             fig = _run(name, defog, url, split_dir / f"{name}_bank.json", split_dir / f"{name}_test.json", work, settings)
             fig["split"] = report["sets"][name]
@@ -130,9 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         if fig.get("bank_hit_p50_ms") is not None:
             targets[f"{name}.bank_hit_p50<=15ms"] = fig["bank_hit_p50_ms"] <= BANK_HIT_P50_MS
     print(json.dumps({
-        "bench": "match", "seed": args.seed, "holdout": args.holdout, "max_test": args.max_test,
+        "bench": "match", "seed": args.seed, "augment": not args.no_augment, "holdout": args.holdout, "max_test": args.max_test,
         "sets": sets_out, "targets": targets, "all_met": all(targets.values()) if targets else False,
         "llm": False, "seconds": round(time.perf_counter() - started, 1),
+        "loadavg_1m_end": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(),
     }, default=str))
     return 0
 

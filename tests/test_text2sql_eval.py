@@ -116,6 +116,11 @@ def test_exact_match_accepts_only_meaning_preserving_differences():
                                "WHERE writesalias0.authorid = authoralias0.authorid", [GOLD])
     assert not t2s.exact_match(GOLD.replace("Ras Bodik", "Emina Torlak"), [GOLD])
     assert not t2s.exact_match(GOLD.replace("DISTINCT writesalias0.paperid", "DISTINCT writesalias0.authorid"), [GOLD])
+    # parenthesised conjunctions are opened; a disjunction is not
+    paren = GOLD.replace("WHERE authoralias0.authorname = 'Ras Bodik' AND writesalias0.authorid = authoralias0.authorid",
+                         "WHERE (writesalias0.authorid = authoralias0.authorid AND (authoralias0.authorname = 'Ras Bodik'))")
+    assert t2s.exact_match(paren, [GOLD])
+    assert not t2s.exact_match(GOLD.replace(" AND writesalias0", " OR writesalias0"), [GOLD])
     # any gold variant counts
     assert t2s.exact_match(GOLD, ["SELECT 1", GOLD])
     assert not t2s.exact_match("not sql at all (", [GOLD])

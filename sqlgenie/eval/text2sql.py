@@ -38,7 +38,7 @@ lower-cased (the sets were written for MySQL, whose default collation compares
 strings without case: their gold variants themselves mix ``'ACL'`` and ``'acl'``,
 and the autocorrector rewrites a value to the case the data stores), aliases of the outermost
 projection dropped (they name columns, not rows), the AND-ed conjuncts of WHERE /
-HAVING / ON sorted, the two sides of ``col = col`` ordered. So two queries with the
+HAVING / ON flattened (parenthesised conjunctions opened) and sorted, the two sides of ``col = col`` ordered. So two queries with the
 same canonical form return the same rows on every database, and the metric cannot
 call a wrong answer right. It can call a right answer wrong (an equivalent query
 written differently); ``eval bank`` reports those as ``undecided`` when they return
@@ -413,8 +413,17 @@ def write_splits(
 # --------------------------------------------------------------------------- exact comparison
 
 
+def _conjuncts(cond: exp.Expression) -> list[exp.Expression]:
+    """The AND-ed parts of ``cond``, parenthesised conjunctions opened (``(a AND b) AND c``)."""
+    if isinstance(cond, exp.And):
+        return _conjuncts(cond.this) + _conjuncts(cond.expression)
+    if isinstance(cond, exp.Paren) and not isinstance(cond.this, exp.Or):
+        return _conjuncts(cond.this)
+    return [cond]
+
+
 def _sort_conjuncts(cond: exp.Expression) -> exp.Expression:
-    parts = list(cond.flatten()) if isinstance(cond, exp.And) else [cond]
+    parts = _conjuncts(cond)
     if len(parts) < 2:
         return cond
     parts.sort(key=lambda e: e.sql(dialect="postgres"))
