@@ -181,15 +181,19 @@ def test_repeated_downs_dispute_the_example(shop, module_db_url):
         assert conn.execute("SELECT status FROM sqlgenie.bank_examples WHERE id = %s", (example,)).fetchone()[0] == "verified"
 
 
-@pytest.mark.parametrize("args, error", [
-    (("999999", "down"), InputError),
-    (("ASK", "sideways"), InputError),
-    (("ASK", "down", "SELEC count(* FROM shop.orders"), SQLError),
-    (("ASK", "down", "DELETE FROM shop.orders"), SQLError),
-    (("ASK", "down", "SELECT nope FROM shop.orders"), SQLError),
-    (("ASK", "up", "SELECT 1"), InputError),
+@pytest.mark.parametrize("args, error, says", [
+    (("999999", "down"), InputError, "no answer with id 999999"),
+    (("abc", "down"), InputError, "not an answer id"),
+    (("ASK", "sideways"), InputError, "unknown verdict"),
+    (("ASK", "down", "SELEC count(* FROM shop.orders"), SQLError, "read-only"),
+    (("ASK", "down", "SELECT count(* FROM shop.orders"), SQLError, "does not parse"),
+    (("ASK", "down", "DELETE FROM shop.orders"), SQLError, "select"),
+    (("ASK", "down", "UPDATE shop.orders SET amount = 0"), SQLError, "select"),
+    (("ASK", "down", "SELECT nope FROM shop.orders"), SQLError, "nope"),
+    (("ASK", "down", "   "), SQLError, "empty"),
+    (("ASK", "up", "SELECT 1"), InputError, "--sql goes with down"),
 ])
-def test_feedback_errors_change_nothing(shop, module_db_url, args, error):
+def test_feedback_errors_change_nothing(shop, module_db_url, args, error, says):
     with Asker.open(shop) as asker:
         ask_id = asker.ask("How many returned orders were there?").id
     ident = str(ask_id) if args[0] == "ASK" else args[0]
@@ -197,10 +201,39 @@ def test_feedback_errors_change_nothing(shop, module_db_url, args, error):
         before = _counts(conn)
         with pytest.raises(error) as info:
             give_feedback(conn, ident, args[1], sql=args[2] if len(args) > 2 else None, settings=shop)
-        assert info.value.message
+        assert says in (info.value.message + " " + (info.value.hint or "")).lower(), info.value.message
         assert _counts(conn) == before
     out = _cli(module_db_url, "feedback", ident, args[1], *(("--sql", args[2]) if len(args) > 2 else ()))
     assert out.returncode != 0 and "error" in out.stderr.lower()
     with psycopg.connect(module_db_url, autocommit=True) as conn:
         assert _counts(conn) == before
         assert conn.execute("SELECT count(*) FROM shop.orders").fetchone()[0] == 400
+
+
+def test_review_commands_show_reject_and_decided_items(shop, module_db_url):
+    """The review commands' contract: list (id, ask_id, question, sql, state), show,
+    reject; a decided item cannot be decided again; rejecting writes nothing to the bank."""
+    asked = json.loads(_cli(module_db_url, "ask", "How many orders were shipped to Denver?", "--json")
+                       .stdout.strip().splitlines()[-1])
+    fixed = "SELECT count(*) AS orders FROM shop.orders WHERE city = 'Denver' AND status = 'delivered'"
+    down = _cli(module_db_url, "feedback", str(asked["id"]), "down", "--sql", fixed, "--json")
+    assert down.returncode == 0, down.stderr
+    fb = json.loads(down.stdout.strip().splitlines()[-1])
+    assert isinstance(fb["feedback_id"], int) and isinstance(fb["job_id"], int)
+    items = json.loads(_cli(module_db_url, "review", "list", "--json").stdout.strip().splitlines()[-1])["items"]
+    mine = [i for i in items if i["ask_id"] == asked["id"]]
+    assert len(mine) == 1 and {"id", "ask_id", "question", "sql", "state"} <= set(mine[0])
+    assert mine[0]["sql"] == fixed and mine[0]["state"] == "pending" and mine[0]["kind"] == "correction"
+    shown = json.loads(_cli(module_db_url, "review", "show", str(mine[0]["id"]), "--json").stdout.strip().splitlines()[-1])
+    assert shown["id"] == mine[0]["id"] and shown["question"] == "How many orders were shipped to Denver?"
+    with psycopg.connect(module_db_url) as conn:
+        bank_before = _counts(conn)[3:]
+    rejected = _cli(module_db_url, "review", "reject", str(mine[0]["id"]), "--reason", "only delivered ones", "--json")
+    assert rejected.returncode == 0, rejected.stderr
+    assert json.loads(rejected.stdout.strip().splitlines()[-1])["state"] == "rejected"
+    again = _cli(module_db_url, "review", "accept", str(mine[0]["id"]))
+    assert again.returncode != 0 and "rejected already" in " ".join(again.stderr.split())
+    missing = _cli(module_db_url, "review", "reject", "987654")
+    assert missing.returncode != 0 and "no review item with id 987654" in " ".join(missing.stderr.split()).lower()
+    with psycopg.connect(module_db_url) as conn:
+        assert _counts(conn)[3:] == bank_before
