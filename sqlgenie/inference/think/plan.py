@@ -55,8 +55,10 @@ class ThinkContext:
                 "ms": round(self.ms, 1)}
 
 
-def _render_join_plan(catalog: Any, tables: Sequence[str]) -> tuple[str, Any]:
-    """The JOIN planner's tree over ``tables`` as prompt text (cardinalities included)."""
+def _render_join_plan(catalog: Any, tables: Sequence[str], question: str | None = None) -> tuple[str, Any]:
+    """The JOIN planner's tree over ``tables`` as prompt text (cardinalities included).
+
+    The question picks between parallel joins (source vs destination airport)."""
     if len(tables) < 2:
         return "(one table: no join)", None
     try:
@@ -64,10 +66,8 @@ def _render_join_plan(catalog: Any, tables: Sequence[str]) -> tuple[str, Any]:
     except ImportError:  # the planner is optional: fall back to the cheapest accepted joins
         plan_joins = None
     if plan_joins is not None:
-        plan = plan_joins(catalog, list(tables))
-        text = plan.render().strip()
-        if plan.unconnected:
-            text += ("\n" if text else "") + "not connected by any known join: " + ", ".join(sorted(plan.unconnected))
+        plan = plan_joins(catalog, list(tables), question=question)
+        text = plan.render().strip()  # names unconnected tables itself
         return text or "(no known join connects these tables)", plan
     from sqlgenie.inference.join_paths import connect
 
@@ -128,7 +128,7 @@ def build_context(
         pruned = _whole(catalog)
         schema = pruned.render(catalog)
     tables = list(pruned.tables)
-    joins, join_plan = _render_join_plan(catalog, tables)
+    joins, join_plan = _render_join_plan(catalog, tables, question)
     linked: dict[str, list[str]] = {}
     for l in links:
         if l.rank == 1:
