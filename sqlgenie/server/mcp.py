@@ -127,18 +127,14 @@ class McpBackend:
 
 
 def _server_class() -> Any:
-    try:
-        from mcp.server.mcpserver import MCPServer  # mcp >= 2
-    except ImportError:  # pragma: no cover - mcp 1.x
-        from mcp.server.fastmcp import FastMCP as MCPServer
+    from mcp.server.mcpserver import MCPServer  # mcp >= 2 (pinned in the server extra)
+
     return MCPServer
 
 
 def _tool_error(exc: SqlGenieError) -> Exception:
-    try:
-        from mcp.server.mcpserver.exceptions import ToolError
-    except ImportError:  # pragma: no cover - mcp 1.x
-        from mcp.server.fastmcp.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError
+
     return ToolError(str(exc))
 
 
@@ -148,10 +144,7 @@ def build_server(backend: McpBackend | None = None) -> Any:
 
     be = backend or McpBackend()
     cls = _server_class()
-    try:
-        server = cls("sqlgenie", instructions=INSTRUCTIONS, version=__version__)
-    except TypeError:  # pragma: no cover - mcp 1.x takes no version
-        server = cls("sqlgenie", instructions=INSTRUCTIONS)
+    server = cls("sqlgenie", instructions=INSTRUCTIONS, version=__version__)
 
     def call(fn, *args, **kwargs):
         try:
