@@ -13,14 +13,16 @@ Then ``--workers`` worker processes (``sqlgenie worker``, lease ``--lease`` seco
 run the queue while a supervisor kills each worker process with SIGKILL (no
 clean-up) in the middle of a job: its first job (cold: the model still loads; a
 random 0..``--cold-delay`` s in) or one of its next two (warm; 0..``--warm-delay``
-s in, killed only if still mid-job then), and starts a replacement; until
-``--kills`` kills are done. A job is only killed
+s in); when the job ends before the delay, no kill: the worker's next job is the
+target, and starts a replacement; until
+``--kills`` mid-job kills are done. A job is only killed
 while it has attempts to spare (attempts < max_attempts - 1), so the kills test
 recovery, not the retry cap. After the kills the workers drain the queue and stop
 (SIGTERM); every pending review item is then accepted (its pair enters the bank).
 
-Figures (last stdout line, JSON): ``kills`` (kill -9 of a worker holding a running
-job), ``jobs``, ``jobs_done``, ``jobs_lost`` (not done at the end, or done without
+Figures (last stdout line, JSON): ``kills_mid_job`` (kill -9 of a worker whose job
+was still running under its lease afterwards: it died mid-job), ``kills`` (all
+kill -9, including those that came just after the job committed), ``jobs``, ``jobs_done``, ``jobs_lost`` (not done at the end, or done without
 its review item), ``review_items_per_job_max``, ``duplicate_results`` (jobs whose
 result was committed by more than one attempt: done rows vs review items),
 ``retried_jobs`` (jobs that ran more than once), ``attempts_max``,
@@ -44,32 +46,33 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import feedback_bench_common as common  # noqa: E402
 
 
-def _held_by(conn: psycopg.Connection, pid: int) -> tuple[int, int] | None:
-    """(job id, attempts) of the running job worker process ``pid`` holds, when it
-    has attempts to spare."""
-    row = conn.execute("SELECT id, attempts FROM sqlgenie.jobs WHERE status = 'running' AND lease_until > now()"
-                       " AND split_part(locked_by, ':', 2) = %s AND attempts < max_attempts - 1"
-                       " ORDER BY id LIMIT 1", (str(pid),)).fetchone()
-    return (int(row[0]), int(row[1])) if row else None
+#: Running jobs with attempts to spare, their holder's pid and how many jobs that holder has taken.
+RUNNING = """
+SELECT j.id, j.attempts, split_part(j.locked_by, ':', 2),
+       (SELECT count(*) FROM sqlgenie.job_runs r WHERE r.worker = j.locked_by)
+FROM sqlgenie.jobs j
+WHERE j.status = 'running' AND j.lease_until > now() AND j.attempts < j.max_attempts - 1
+"""
 
 
-def _runs_of(conn: psycopg.Connection, pid: int) -> int:
-    return int(conn.execute("SELECT count(*) FROM sqlgenie.job_runs WHERE split_part(worker, ':', 2) = %s",
-                            (str(pid),)).fetchone()[0])
+def _still_running(conn: psycopg.Connection, job_id: int, pid: int) -> bool:
+    row = conn.execute("SELECT status, locked_by FROM sqlgenie.jobs WHERE id = %s", (job_id,)).fetchone()
+    return row[0] == "running" and str(row[1]).split(":")[1:2] == [str(pid)]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kills", type=int, default=20, help="kill -9 this many times (default 20)")
-    ap.add_argument("--jobs", type=int, default=64, help="regeneration jobs (distinct questions, max 64)")
+    ap.add_argument("--jobs", type=int, default=128, help="regeneration jobs (distinct questions, max 128)")
     ap.add_argument("--workers", type=int, default=1, help="worker processes at a time (each one is killed in turn)")
     ap.add_argument("--lease", type=float, default=3.0, help="job lease in seconds (SQLGENIE_JOB_LEASE_S)")
-    ap.add_argument("--cold-delay", type=float, default=8.0,
+    ap.add_argument("--cold-delay", type=float, default=1.5,
                     help="kill 0..this many seconds into a worker's first job (the model loads)")
-    ap.add_argument("--warm-delay", type=float, default=0.4, help="kill 0..this many seconds into a later job")
+    ap.add_argument("--warm-delay", type=float, default=0.05, help="kill 0..this many seconds into a later job")
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--timeout", type=float, default=1200.0, help="give up after this many seconds")
     ap.add_argument("--keep", action="store_true", help="keep the bench database")
+    ap.add_argument("--verbose", action="store_true", help="log the supervisor's view now and then")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     started = time.perf_counter()
@@ -84,7 +87,7 @@ def main() -> int:
         for _ in range(args.workers):
             p = common.start_worker(url, "--poll", "0.2", **wenv)
             workers[p.pid] = p
-        kills = 0
+        kills = mid_job = 0
         killed_jobs: list[int] = []
         kill_runs: list[int] = []  # which job of the worker's life the kill hit (1 = its first, cold)
         # each worker process is killed during its (target+1)-th job: the first (model still loading) or a
@@ -92,34 +95,46 @@ def main() -> int:
         targets = {pid: rng.randrange(3) for pid in workers}
         t_kill = time.perf_counter()
         deadline = time.monotonic() + args.timeout
+        polls = 0
         with psycopg.connect(url, autocommit=True) as conn:
-            while kills < args.kills and time.monotonic() < deadline:
-                if common.job_states(conn, job_ids).get("done", 0) == len(job_ids):
+            while mid_job < args.kills and time.monotonic() < deadline:
+                polls += 1
+                if polls % 2000 == 0 and args.verbose:
+                    common.log(f"poll {polls}: workers {sorted(workers)} targets {targets} running "
+                               f"{conn.execute(RUNNING).fetchall()} states {common.job_states(conn, job_ids)}")
+                if polls % 500 == 0 and common.job_states(conn, job_ids).get("done", 0) == len(job_ids):
                     common.log("every job finished before enough kills: re-run with more --jobs")
                     break
                 hit = None
-                for pid in list(workers):
-                    runs = _runs_of(conn, pid)
-                    if runs < targets[pid] + 1 or _held_by(conn, pid) is None:
-                        continue
-                    time.sleep(rng.uniform(0.0, args.cold_delay if runs == 1 else args.warm_delay))
-                    held = _held_by(conn, pid)
-                    if held is not None:  # still mid-job
-                        hit = (pid, runs, held)
+                for job_id, attempts, pid_text, runs in conn.execute(RUNNING).fetchall():
+                    pid = int(pid_text) if pid_text.isdigit() else -1
+                    if pid in workers and runs >= targets[pid] + 1:
+                        hit = (int(job_id), int(attempts), pid, int(runs))
                         break
                 if hit is None:
-                    time.sleep(0.02)
+                    time.sleep(0.002)
                     continue
-                pid, runs, (job_id, attempts) = hit
+                job_id, attempts, pid, runs = hit
+                # wait a random time into the job; if the job ends first, no kill (wait for the next one)
+                end = time.monotonic() + rng.uniform(0.0, args.cold_delay if runs == 1 else args.warm_delay)
+                while time.monotonic() < end and _still_running(conn, job_id, pid):
+                    time.sleep(0.003)
+                if not _still_running(conn, job_id, pid):
+                    continue
                 proc = workers.pop(pid)
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
                 kills += 1
-                killed_jobs.append(job_id)
-                kill_runs.append(runs)
-                state = conn.execute("SELECT status FROM sqlgenie.jobs WHERE id = %s", (job_id,)).fetchone()[0]
-                common.log(f"kill {kills}: worker {pid} during job {job_id} (attempt {attempts}, the worker's job"
-                           f" #{runs}); job now {state}")
+                # mid-job: the job is still running under the dead worker's lease (else it finished first)
+                state, holder = conn.execute("SELECT status, locked_by FROM sqlgenie.jobs WHERE id = %s",
+                                             (job_id,)).fetchone()
+                hit_mid = state == "running" and str(holder).split(":")[1:2] == [str(pid)]
+                if hit_mid:
+                    mid_job += 1
+                    killed_jobs.append(job_id)
+                    kill_runs.append(runs)
+                common.log(f"kill {kills}: worker {pid}, job {job_id} (attempt {attempts}, the worker's job #{runs}):"
+                           f" {'mid-job' if hit_mid else 'the job had finished'}; job now {state}")
                 p = common.start_worker(url, "--poll", "0.2", **wenv)
                 workers[p.pid] = p
                 targets[p.pid] = rng.randrange(3)
@@ -172,7 +187,7 @@ def main() -> int:
             review_items = conn.execute("SELECT count(*) FROM sqlgenie.review_items WHERE job_id = ANY(%s)",
                                         (job_ids,)).fetchone()[0]
     out = {
-        "bench": "worker_kill", "kills": kills, "distinct_jobs_killed": len(set(killed_jobs)),
+        "bench": "worker_kill", "kills_mid_job": mid_job, "kills": kills, "distinct_jobs_killed": len(set(killed_jobs)),
         "kills_in_first_job": sum(1 for r in kill_runs if r == 1), "kills_in_later_jobs": sum(1 for r in kill_runs if r > 1),
         "jobs": len(job_ids), "jobs_done": states.get("done", 0), "jobs_dead": states.get("dead", 0),
         "jobs_lost": len(job_ids) - states.get("done", 0) + int(done_without_item),
@@ -184,7 +199,7 @@ def main() -> int:
         "seconds": round(time.perf_counter() - started, 1),
     }
     print(json.dumps(out))
-    return 0 if out["jobs_lost"] == 0 and out["duplicate_bank_entries"] == 0 and kills >= args.kills else 1
+    return 0 if out["jobs_lost"] == 0 and out["duplicate_bank_entries"] == 0 and mid_job >= args.kills else 1
 
 
 if __name__ == "__main__":

@@ -35,6 +35,12 @@ TEMPLATES = {
     "Total amount of orders shipped to {city}": "SELECT sum(amount) AS total FROM shop.orders WHERE city = '{city}'",
     "How many orders were shipped to {city}?": "SELECT count(*) AS orders FROM shop.orders WHERE city = '{city}'",
     "Mean amount of the orders in {city}": "SELECT avg(amount) AS mean_amount FROM shop.orders WHERE city = '{city}'",
+    "Largest order amount in {city}": "SELECT max(amount) AS largest FROM shop.orders WHERE city = '{city}'",
+    "Smallest order amount in {city}": "SELECT min(amount) AS smallest FROM shop.orders WHERE city = '{city}'",
+    "How many returned orders were shipped to {city}?":
+        "SELECT count(*) AS orders FROM shop.orders WHERE status = 'returned' AND city = '{city}'",
+    "Total amount of the returned orders in {city}":
+        "SELECT sum(amount) AS total FROM shop.orders WHERE status = 'returned' AND city = '{city}'",
 }
 
 
