@@ -658,6 +658,12 @@ _CUES: dict[str, tuple[str, ...]] = {
     "DATE": ("year", "month", "day", "week", "quarter", "date", "monthly", "weekly", "daily", "yearly", "annual"),
 }
 _CUE_OF = {w: cls for cls, words in _CUES.items() for w in words}
+#: What each cue class means, for refusal messages.
+_CUE_WORDS = {"AVG": "an average", "SUM": "a total", "COUNT": "a count, how many", "MAX": "most / highest",
+              "MIN": "least / lowest", "OLD": "oldest / first", "NEW": "newest / latest", "GT": "more than / after",
+              "LT": "less than / before", "NOT": "a negation", "OR": "either / or", "RANGE": "between",
+              "INBOUND": "arriving / to", "OUTBOUND": "departing / from", "GTE": "at least", "LTE": "at most",
+              "ASC": "ascending order", "DESC": "descending order", "PCT": "a share / percentage"}
 # Classes too common in paraphrases of one query to compare ("each"/"all", "year 2014" vs "2014").
 _SOFT_CUES = frozenset({"EACH", "BOTH", "DISTINCT", "DATE"})
 # Phrases rewritten before comparing (a total number is a count).
@@ -895,7 +901,8 @@ def adapt_sql(
         used, selected = sql_vocabulary(tree, catalog)
         diff = question_diff(example_masked, new_masked, schema_words, sql_words=used, select_words=selected)
         if diff.cue_changes:
-            return _refuse([f"the question differs from the example in meaning words ({', '.join(diff.cue_changes)})"])
+            said = ", ".join(f"{c} ({_CUE_WORDS.get(c, c.lower())})" for c in diff.cue_changes)
+            return _refuse([f"the question differs from the example in meaning words: {said}"])
         if diff.schema_changes:
             return _refuse([f"the question mentions other schema words than the example: {', '.join(diff.schema_changes)}"])
         new_words = {w for w in _tokens(new_masked) if len(w) > 2 and w not in _STOP}

@@ -31,6 +31,7 @@ top-k candidates with it. Every refusal reason is a sentence a user can read.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -90,7 +91,17 @@ def lemma(word: str) -> str:
     return _singular(w)
 
 
+@functools.lru_cache(maxsize=8192)
+def _tokens_cached(masked_text: str) -> tuple[str, ...]:
+    return tuple(_tokens(masked_text))
+
+
 def tokens(masked_text: str) -> list[str]:
+    """See :func:`_tokens` (cached: bank questions repeat)."""
+    return list(_tokens_cached(masked_text))
+
+
+def _tokens(masked_text: str) -> list[str]:
     """Lower-case words of a masked question; each ``[MASK]`` is ``#``; ``how many`` /
     ``number of`` ... become one count marker."""
     text = " " + masked_text.lower().replace("[mask]", " # ") + " "
@@ -754,6 +765,11 @@ def direction_swaps(example_masked: str, example_spans: Sequence[Any], new_maske
 # --------------------------------------------------------------------------- one candidate
 
 
+@functools.lru_cache(maxsize=4096)
+def _roles(masked_text: str, classes: tuple[str, ...], schema_word: SchemaWord | None) -> Roles:
+    return question_roles(masked_text, classes, schema_word)  # read only: cached per question
+
+
 def _classes(spans: Sequence[Any]) -> list[str]:
     return [Span.of(s).cls for s in spans]
 
@@ -792,8 +808,8 @@ def adapt_verified(
     adapted.notes = notes + adapted.notes
     if not adapted.ok:
         return adapted
-    ex_roles = question_roles(example_masked if reduction is None else ex_masked, _classes(spans), schema_words)
-    new_roles = question_roles(new_masked, _classes(new_spans), schema_words)
+    ex_roles = _roles(example_masked if reduction is None else ex_masked, tuple(_classes(spans)), schema_words)
+    new_roles = _roles(new_masked, tuple(_classes(new_spans)), schema_words)
     check = compare_roles(ex_roles, new_roles, schema_words)
     reasons = list(check.reasons)
     tree = adapted.tree
