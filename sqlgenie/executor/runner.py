@@ -14,10 +14,23 @@ Every run:
    (no second statement, no data-modifying WITH) even if the validator were fooled.
 4. It fetches at most ``row_cap + 1`` rows (``truncated`` tells whether more existed)
    and **always** rolls back, on success too.
+
+:meth:`SafeExecutor.run` sends steps 2-4 (``BEGIN READ ONLY``, the ``SET LOCAL`` statements,
+``DECLARE``, ``FETCH FORWARD cap + 1``, ``ROLLBACK``) as separate extended-protocol
+statements in **one psycopg pipeline** ending in one Sync: one round trip instead of
+five (setup, DECLARE, Describe, FETCH, ROLLBACK). The server still runs them one by
+one, in order, each with its own statement timeout; an error aborts the rest of the
+pipeline (PostgreSQL skips every later message up to the Sync), the transaction is
+then rolled back with a separate ``ROLLBACK``. A query is never sent twice: the
+reconnect-once rule needs to know the query did not run, so when the idle
+connection has unread input (a backend terminated while idle sends its FATAL
+message then) the run takes the step-by-step path, whose separate setup round trip
+detects the dead connection and reconnects before the query is sent.
 """
 
 from __future__ import annotations
 
+import select
 import threading
 import time
 from collections import deque
@@ -42,7 +55,8 @@ _CURSOR_NAME = "sqlgenie_query"
 @dataclass
 class QueryResult:
     """Rows of one query. ``rows`` holds at most the row cap; ``truncated`` is True
-    when the query had more. ``elapsed_ms`` covers running the query and fetching."""
+    when the query had more. ``elapsed_ms`` covers running the query and fetching (for
+    a pipelined run, the one round trip, which also holds the setup and the ROLLBACK)."""
 
     sql: str
     columns: list[str]
@@ -72,11 +86,16 @@ class SafeExecutor:
         statement_timeout_ms: int = 30_000,
         row_cap: int = 10_000,
         search_path: SearchPath = None,
+        pipeline: bool = True,
     ) -> None:
         self.url = url
         self.statement_timeout_ms = _positive("statement_timeout_ms", statement_timeout_ms)
         self.row_cap = _positive("row_cap", row_cap)
         self.search_path = search_path
+        # One round trip per run (psycopg pipeline mode, libpq >= 14); False sends the
+        # statements one by one (the A/B in scripts/bench_executor.py, old libpq).
+        self.pipeline = bool(pipeline) and psycopg.Pipeline.is_supported()
+        self.pipelined_runs = 0  # runs sent as one pipeline (observability, tests)
         self._conn: psycopg.Connection | None = None
         self._lock = threading.RLock()
         self.connects = 0  # how many connections were opened (observability, tests)
@@ -203,6 +222,11 @@ class SafeExecutor:
         show the database-side guards on their own)."""
         timeout = _positive("timeout_ms", timeout_ms) if timeout_ms is not None else self.statement_timeout_ms
         cap = _positive("row_cap", row_cap) if row_cap is not None else self.row_cap
+        if self.pipeline:
+            with self._lock:
+                conn = self._connection()
+                if _idle_and_quiet(conn):
+                    return self._execute_pipelined(conn, text, timeout, cap, search_path)
         with self._transaction(timeout, search_path) as conn:
             cursor = conn.cursor(name=_CURSOR_NAME, scrollable=False, withhold=False)
             start = time.perf_counter()
@@ -213,6 +237,51 @@ class SafeExecutor:
             except psycopg.Error as exc:
                 raise map_db_error(exc, sql=text, timeout_ms=timeout, broken=conn.broken) from exc
             elapsed = (time.perf_counter() - start) * 1000.0
+        truncated = len(rows) > cap
+        return QueryResult(
+            sql=text, columns=columns, rows=[tuple(r) for r in rows[:cap]], truncated=truncated, elapsed_ms=elapsed
+        )
+
+    def _execute_pipelined(
+        self, conn: psycopg.Connection, text: str, timeout: int, cap: int, search_path: SearchPath
+    ) -> QueryResult:
+        """The whole run in one pipeline (one Sync, one round trip). Called with the
+        lock held, on an idle connection with no unread input."""
+        path = search_path if search_path is not None else self.search_path
+        name = pgsql.Identifier(_CURSOR_NAME)
+        declare = pgsql.SQL("DECLARE {} NO SCROLL CURSOR FOR ").format(name) + pgsql.SQL(text)  # type: ignore[arg-type]
+        fetch = pgsql.SQL("FETCH FORWARD {} FROM {}").format(pgsql.Literal(cap + 1), name)
+        start = time.perf_counter()
+        error: psycopg.Error | None = None
+        try:
+            # Leaving the block sends the one Sync and reads every result (attached to
+            # `cursor`); an explicit sync() inside would cost a second round trip.
+            with conn.pipeline():
+                try:
+                    # Executor-built statements only around the one user statement; each
+                    # is its own extended-protocol message (no multi-statement strings).
+                    for statement, params in self._pipeline_setup(timeout, path):
+                        conn.execute(statement, params)
+                    conn.execute(declare)
+                    cursor = conn.cursor()
+                    cursor.execute(fetch)
+                    conn.execute("ROLLBACK")
+                except psycopg.Error as exc:
+                    # Raised early when psycopg read an error result while sending; the
+                    # exit below still syncs and drains the skipped statements.
+                    error = exc
+        except psycopg.Error as exc:
+            # Results are processed in order, so the first error raised is the statement
+            # that failed; the later ones were skipped by the server (PipelineAborted).
+            error = error or exc
+        finally:
+            self._rollback(conn)  # no round trip when the pipeline's ROLLBACK ran
+        if error is not None:
+            raise map_db_error(error, sql=text, timeout_ms=timeout, broken=conn.broken) from error
+        columns = [col.name for col in cursor.description or []]
+        rows = cursor.fetchall()
+        elapsed = (time.perf_counter() - start) * 1000.0
+        self.pipelined_runs += 1
         truncated = len(rows) > cap
         return QueryResult(
             sql=text, columns=columns, rows=[tuple(r) for r in rows[:cap]], truncated=truncated, elapsed_ms=elapsed
@@ -266,6 +335,35 @@ class SafeExecutor:
         # Executor-built statements only (never user text): one round trip.
         return pgsql.SQL("; ").join(parts)
 
+    @staticmethod
+    def _pipeline_setup(timeout_ms: int, search_path: SearchPath) -> list[tuple[pgsql.Composable, list[str] | None]]:
+        """:meth:`_setup_sql` as (statement, parameters) for the pipeline, which takes
+        one statement per message: ``BEGIN READ ONLY``; the fixed ``SET LOCAL`` settings as
+        one ``SELECT set_config(name, value, true)`` (what ``SET LOCAL`` does, undone by
+        the ROLLBACK; values bound as parameters); ``SET LOCAL search_path`` as is (so
+        PostgreSQL normalises the quoting exactly as before)."""
+        settings = [
+            ("statement_timeout", str(int(timeout_ms))),
+            ("standard_conforming_strings", "on"),
+            ("cursor_tuple_fraction", "1"),
+        ]
+        calls = pgsql.SQL(", ").join(
+            pgsql.SQL("set_config({}, %s, true)").format(pgsql.Literal(name)) for name, _ in settings
+        )
+        statements: list[tuple[pgsql.Composable, list[str] | None]] = [
+            (pgsql.SQL("BEGIN READ ONLY"), None),
+            (pgsql.SQL("SELECT ") + calls, [value for _, value in settings]),
+        ]
+        schemas = _schemas(search_path)
+        if schemas:
+            statements.append((
+                pgsql.SQL("SET LOCAL search_path TO {}").format(
+                    pgsql.SQL(", ").join(pgsql.Identifier(s) for s in schemas)
+                ),
+                None,
+            ))
+        return statements
+
     def _connection(self) -> psycopg.Connection:
         conn = self._conn
         if conn is not None and not conn.closed and not conn.broken:
@@ -314,6 +412,23 @@ def _positive(name: str, value: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return value
+
+
+def _idle_and_quiet(conn: psycopg.Connection) -> bool:
+    """True when ``conn`` is idle and the server sent nothing since the last result.
+
+    An idle backend that is terminated (``pg_terminate_backend``, server restart)
+    sends a FATAL message before closing: the socket turns readable. Such a
+    connection must take the step-by-step path, which finds it dead before the query
+    is sent and reconnects; a pipeline would have sent the query already."""
+    if conn.info.transaction_status != TransactionStatus.IDLE:
+        return False
+    try:
+        poller = select.poll()  # not select.select: no limit on the descriptor number
+        poller.register(conn.pgconn.socket, select.POLLIN | select.POLLPRI)
+        return not poller.poll(0)
+    except (OSError, ValueError, psycopg.Error):
+        return False
 
 
 def _schemas(search_path: SearchPath) -> list[str]:
