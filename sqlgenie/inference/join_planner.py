@@ -57,6 +57,7 @@ profiled unique.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
@@ -64,6 +65,7 @@ from sqlglot import exp
 
 from onboarding.names import (
     ID_TOKENS,
+    STRONG_ID_TOKENS,
     canonical_word,
     expand_word,
     mentions_table,
@@ -79,11 +81,14 @@ __all__ = ["JoinPlan", "PlannedJoin", "build_graph", "cardinality", "guessed_joi
 
 REJECTED_SCORE = 0.15  # confidence ceiling of a pair rejected by score whose names link it: a last resort
 MIN_REJECTED_INCLUSION = 0.5  # a score-rejected pair is an edge only when this share of its values match
+REFERENCE_SHAPE = 0.3  # name link granted to a score-rejected join with a reference's shape (reference_shape)
 UNLINKED_SCORE = 0.03  # confidence ceiling of a pair rejected by score with no name link
 GUESS_TABLE_SCORE = 0.06  # a name-only guess: the column names the other table, whose key it matches
 GUESS_NAME_SCORE = 0.05  # a name-only guess: the same column name on both sides
 GUESS_MAX_SHARING = 3  # a same-name guess only for a name at most this many tables of the schema hold
-UNCERTAINTY = 10.0  # weight of -ln(confidence) against the cost model's estimate
+UNCERTAINTY = 10.0  # weight of -ln(confidence) in an edge's weight
+BRIDGE_PENALTY = 10.0  # extra weight of a table the plan adds only to connect the asked ones
+COST_WEIGHT = 1.0  # weight of ln(1 + the cost model's estimate) in an edge's weight
 FULL_INCLUSION = 0.99  # share of referencing values found that counts as all of them
 PEER_RATIO = 2.0  # parallel joins this close in confidence are told apart by the question and column order
 #: words of a role column (``destairport``, ``source_airport``) and question words that name the role
@@ -337,16 +342,58 @@ def _confidence(join: JoinInfo) -> float:
         return float(join.score or 0.0)
     score = min(float(join.score or 0.0), REJECTED_SCORE)
     inclusion = 1.0 if join.inclusion is None else float(join.inclusion)
-    return max(score, REJECTED_SCORE * min(name_link(join), inclusion))
+    return max(score, REJECTED_SCORE * min(max(name_link(join), _SHAPED.get(join, 0.0)), inclusion))
+
+
+#: score-rejected joins whose referencing column looks like a reference (see :func:`reference_shape`)
+_SHAPED: "weakref.WeakKeyDictionary[JoinInfo, float]" = weakref.WeakKeyDictionary()
+
+
+def reference_shape(catalog: Catalog, join: JoinInfo) -> float:
+    """:data:`REFERENCE_SHAPE` when ``join`` has the shape of a foreign key that its names
+    do not spell out (``customer.supportrepid -> employee.employeeid``,
+    ``wedding.female_id -> people.people_id``): one referencing column that ends with an
+    id marker (``id``, ``key``; ``supportrepid`` glued) or belongs to a primary key of
+    several columns (a link table's ``trained_in.treatment``), is not its own table's
+    whole primary key, names no other table of the schema (``wedding.church_id`` names
+    ``church``), and points at the referenced table's single-column primary key. Else 0.
+    On small tables every integer column holds every other's values, so inclusion tells
+    nothing there and the shape is what is left."""
+    if len(join.from_columns) != 1 or len(join.to_columns) != 1:
+        return 0.0
+    src, dst = _table(catalog, join.from_table), _table(catalog, join.to_table)
+    if src is None or dst is None or src.qualified.lower() == dst.qualified.lower():
+        return 0.0
+    col, key = join.from_columns[0].lower(), join.to_columns[0].lower()
+    if [c.lower() for c in dst.primary_key] != [key]:
+        return 0.0
+    src_pk = [c.lower() for c in src.primary_key]
+    if src_pk == [col]:
+        return 0.0
+    words = split_identifier(join.from_columns[0])
+    if not (words and words[-1] in STRONG_ID_TOKENS and len(words) > 1) and not (len(src_pk) > 1 and col in src_pk):
+        return 0.0
+    stripped = strip_id(words)
+    for other in catalog.tables:
+        if other.schema != src.schema or other.qualified.lower() in (src.qualified.lower(), dst.qualified.lower()):
+            continue
+        if stripped and mentions_table(stripped, other.name) >= 1.0:
+            return 0.0
+    return REFERENCE_SHAPE
 
 
 def _weight(join: JoinInfo) -> float:
-    """``cost * (1 + UNCERTAINTY * -ln(confidence))``: the cost model's estimate, raised by
-    how unsure the join is. Summed over a tree, the uncertainty term is the log of the
-    chance that every join in it is right, so one direct doubtful join beats a detour
-    through several doubtful ones."""
+    """``1 + UNCERTAINTY * -ln(confidence) + COST_WEIGHT * ln(1 + cost)``: one per join
+    (fewer joins first), how unsure the join is, and the cost model's estimate on a log
+    scale. Summed over a tree, the uncertainty term is the log of the chance that every
+    join in it is right, so one direct doubtful join beats a detour through several
+    doubtful ones. The cost is added, not multiplied: a product made a sure join between
+    two large tables (``routes.dst_apid -> airports.apid``, 67k rows) dearer than a
+    detour through a small table over a coincidental join (``airports.elevation ->
+    airlines.alid``); Spider train 0.9186 -> 0.9369 (docs/benchmarks.md)."""
     cost = join.cost if join.cost is not None and join.cost > 0 else DEFAULT_COST
-    return cost * (1.0 + UNCERTAINTY * -math.log(max(1e-6, min(1.0, _confidence(join)))))
+    return (1.0 + UNCERTAINTY * -math.log(max(1e-6, min(1.0, _confidence(join))))
+            + COST_WEIGHT * math.log1p(cost))
 
 
 def usable(join: JoinInfo, *, proposed: bool = True, rejected: bool = True) -> bool:
@@ -456,14 +503,18 @@ def build_graph(catalog: Catalog, *, proposed: bool = True, rejected: bool = Tru
     """The planner's join graph over ``catalog``'s stored joins (see the module
     docstring); :func:`plan_joins` adds name-only guesses around the tables it is
     asked for. The last few graphs are kept per catalog snapshot."""
-    import weakref
-
     key = (id(catalog), proposed, rejected)
     hit = _GRAPHS.get(key)
     if hit is not None and hit[0]() is catalog:
         return hit[1]
     g = JoinGraph()
-    _add_edges(g, (j for j in catalog.joins if usable(j, proposed=proposed, rejected=rejected)))
+    edges = [j for j in catalog.joins if usable(j, proposed=proposed, rejected=rejected)]
+    for j in edges:
+        if j.status == "rejected":
+            shape = reference_shape(catalog, j)
+            if shape:
+                _SHAPED[j] = shape
+    _add_edges(g, edges)
     if len(_GRAPHS) >= 16:
         _GRAPHS.pop(next(iter(_GRAPHS)))
     try:
@@ -483,6 +534,20 @@ def _with_guesses(catalog: Catalog, graph: JoinGraph, terminals: Sequence[str]) 
                   {k: list(v) for k, v in graph.parallel.items()})
     _add_edges(g, guesses)
     return g
+
+
+def _penalised(graph: JoinGraph, terminals: Sequence[str]) -> JoinGraph:
+    """A copy of ``graph`` whose joins touching a table not asked for cost
+    :data:`BRIDGE_PENALTY` / 2 more per such end (a bridge table joined twice costs the
+    whole penalty): the tables asked for usually connect among themselves."""
+    pen = BRIDGE_PENALTY
+    if pen <= 0:
+        return graph
+    wanted = {t.lower() for t in terminals}
+    half = pen / 2.0
+    edges = {a: {b: (w + half * ((a not in wanted) + (b not in wanted)), j) for b, (w, j) in nbrs.items()}
+             for a, nbrs in graph.edges.items()}
+    return JoinGraph(edges, graph.names, graph.parallel)
 
 
 def _ordinal(catalog: Catalog, table: str, columns: Sequence[str]) -> int:
@@ -525,12 +590,23 @@ def _question_words(question: str | None) -> set[str]:
     return words
 
 
-def _role_peers(a: JoinInfo, b: JoinInfo) -> bool:
+def _role_peers(a: JoinInfo, b: JoinInfo, catalog: Catalog | None = None) -> bool:
     """Two references from one table to the same key, every value found (``likes.student_id``
-    and ``likes.liked_id`` -> ``highschooler.id``): two roles, equally plausible."""
-    return (a.from_table.lower() == b.from_table.lower() and a.to_table.lower() == b.to_table.lower()
+    and ``likes.liked_id`` -> ``highschooler.id``): two roles, equally plausible. A
+    column that is its own table's whole primary key plays no role (``employee.employeeid``
+    is no peer of ``employee.reportsto``: its values match any small key by chance)."""
+    if not (a.from_table.lower() == b.from_table.lower() and a.to_table.lower() == b.to_table.lower()
             and [c.lower() for c in a.to_columns] == [c.lower() for c in b.to_columns]
-            and all(x.inclusion is not None and x.inclusion >= FULL_INCLUSION for x in (a, b)))
+            and all(x.inclusion is not None and x.inclusion >= FULL_INCLUSION for x in (a, b))):
+        return False
+    src = _table(catalog, a.from_table) if catalog is not None else None
+    if src is not None and src.primary_key:
+        pk = [c.lower() for c in src.primary_key]
+        for x in (a, b):
+            if ([c.lower() for c in x.from_columns] == pk and len(pk) == 1
+                    and mentions_table(strip_id(split_identifier(pk[0])), src.name) >= 1.0):
+                return False  # the table's own identity ("employee id" of employee)
+    return True
 
 
 def _choose_parallel(catalog: Catalog, graph: JoinGraph, join: JoinInfo, hint_words: set[str]) -> JoinInfo:
@@ -543,7 +619,7 @@ def _choose_parallel(catalog: Catalog, graph: JoinGraph, join: JoinInfo, hint_wo
     best = _confidence(join)
     peers = [j for j in graph.joins_between(join.from_table, join.to_table)
              if (j.status == "accepted") == (join.status == "accepted")
-             and (_confidence(j) * PEER_RATIO >= best or _role_peers(j, join))]
+             and (_confidence(j) * PEER_RATIO >= best or _role_peers(j, join, catalog))]
     if len(peers) <= 1:
         return join
     same_source = [j for j in peers if j.from_table.lower() == join.from_table.lower()]
@@ -620,7 +696,7 @@ def _second_copy(catalog: Catalog, graph: JoinGraph, table: str, used: list[Join
         options = [o for o in graph.joins_between(table, other)
                    if (o.from_table.lower(), tuple(c.lower() for c in o.from_columns), o.to_table.lower(),
                        tuple(c.lower() for c in o.to_columns)) not in taken
-                   and (_confidence(o) * PEER_RATIO >= best or _role_peers(o, j))]
+                   and (_confidence(o) * PEER_RATIO >= best or _role_peers(o, j, catalog))]
         if not options:
             continue
         pick = min(options, key=lambda o: (-_hint_score(o, hint_words), -_confidence(o),
@@ -668,7 +744,7 @@ def plan_joins(
     g = graph if graph is not None else build_graph(catalog, proposed=proposed, rejected=rejected)
     if guess:
         g = _with_guesses(catalog, g, resolved)
-    tree = g.connect(resolved)
+    tree = _penalised(g, resolved).connect(resolved)
     hint_words = _question_words(question)
     chosen = [_choose_parallel(catalog, g, j, hint_words) for j in tree.joins]
     chosen = _shortcut(catalog, chosen, {r.lower() for r in resolved})
