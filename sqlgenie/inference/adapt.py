@@ -852,6 +852,19 @@ def _refuse(reasons: list[str], notes: list[str] | None = None, pairs=None) -> A
     return AdaptedSQL(False, None, 0.0, [], reasons, notes or [], pairs or [])
 
 
+_DIRECTION_WORDS = {"from": "from", "to": "to", "into": "to", "towards": "to", "toward": "to", "via": "via"}
+
+
+def _directions(masked: str | None, n: int) -> list[str]:
+    """The direction word ("from", "to", "via") right before each ``[MASK]`` of ``masked``
+    ("" when another word is), for ``n`` spans; all "" when the masks do not line up."""
+    if not masked:
+        return [""] * n
+    words = re.findall(r"\[mask\]|[a-z0-9']+", masked.lower())
+    out = [_DIRECTION_WORDS.get(words[k - 1], "") if k else "" for k, w in enumerate(words) if w == "[mask]"]
+    return out if len(out) == n else [""] * n
+
+
 def _pairings(ex_idx: list[int], new_idx: list[int], score: Callable[[int, int], float],
               limit: int = 6) -> list[tuple[float, list[tuple[int, int]]]]:
     """Candidate pairings of equally many example and new spans, best first."""
@@ -918,7 +931,9 @@ def adapt_sql(
     slots = collect_slots(tree, catalog)
     alignment = align(ex_spans, slots)
 
-    # 2. pair spans class by class
+    # 2. pair spans class by class; a value after the same "from" / "to" / "via" pairs first
+    ex_dir = _directions(example_masked, len(ex_spans))
+    nw_dir = _directions(new_masked, len(nw_spans))
     pairs: list[tuple[int, int]] = []
     for cls in ("text", "number", "date"):
         ex_idx = [i for i, s in enumerate(ex_spans) if s.cls == cls]
@@ -939,6 +954,8 @@ def adapt_sql(
             s = 0.0
             if norm_text(es.text) == norm_text(ns.text):
                 s += 3.0
+            if ex_dir[e] and nw_dir[n]:
+                s += 1.0 if ex_dir[e] == nw_dir[n] else -1.0
             if es.source and ns.source:
                 s += 2.0 if es.source.lower() == ns.source.lower() else -1.0
             if value_columns is not None and cls == "text":
