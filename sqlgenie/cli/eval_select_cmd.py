@@ -42,12 +42,13 @@ def select(
 ) -> None:
     """Measure candidate selection alone on several systems' recorded predictions.
 
-    Each system's prediction is one candidate; every candidate runs on PostgreSQL
-    (SQLite-dialect SQL is transpiled first) and the selector (cluster by result,
-    reliability-weighted votes, empty/zero results ranked last, the critic's checks
-    on disagreeing clusters) picks one. The last stdout line is
-    JSON: questions, candidates_per_question, ex_selected, ex_best_single,
-    ex_majority (largest group of equal results, ties to the first file), ex_oracle.
+    Each system's prediction is one candidate; every candidate runs on
+    PostgreSQL (SQLite-dialect SQL is transpiled first) and the selector
+    (cluster by result, reliability-weighted votes, empty/zero results
+    ranked last, the critic's checks on disagreeing clusters) picks one.
+    The last stdout line is JSON: questions, candidates_per_question,
+    ex_selected, ex_best_single, ex_majority (largest group of equal
+    results, ties to the first file), ex_oracle.
 
     Example: sqlgenie eval select --dataset ../shared/benchdata/spider --predictions ../shared/benchdata/predictions/din_sql_gpt4.jsonl ../shared/benchdata/predictions/codes_3b.jsonl
     """
