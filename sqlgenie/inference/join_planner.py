@@ -92,8 +92,10 @@ COST_WEIGHT = 1.0  # weight of ln(1 + the cost model's estimate) in an edge's we
 FULL_INCLUSION = 0.99  # share of referencing values found that counts as all of them
 PEER_RATIO = 2.0  # parallel joins this close in confidence are told apart by the question and column order
 #: words of a role column (``destairport``, ``source_airport``) and question words that name the role
-_DEST = ("destination", "arrive", "arrives", "arriving", "arrival", "arrived", "inbound", "landing")
-_SOURCE = ("source", "origin", "depart", "departs", "departing", "departure", "departed", "outbound", "leaving")
+_DEST = ("destination", "arrive", "arrives", "arriving", "arrival", "arrived", "inbound", "landing",
+         "end", "ends", "ending", "ended")
+_SOURCE = ("source", "origin", "depart", "departs", "departing", "departure", "departed", "outbound", "leaving",
+           "start", "starts", "starting", "started")
 ROLE_CUES: dict[str, tuple[str, ...]] = {
     "dest": _DEST, "destination": _DEST, "arrival": _DEST, "to": _DEST,
     "source": _SOURCE, "src": _SOURCE, "origin": _SOURCE, "departure": _SOURCE, "from": _SOURCE,
@@ -433,9 +435,7 @@ def guessed_joins(catalog: Catalog, known: Iterable[JoinInfo] = (), tables: Iter
                 continue
             found = False
             for src, dst in ((a, b), (b, a)):
-                if len(dst.primary_key) != 1:
-                    continue
-                key = dst.column(dst.primary_key[0])
+                key = _guess_key(dst)
                 if key is None:
                     continue
                 own_key = {c.lower() for c in src.primary_key}
@@ -463,6 +463,22 @@ def guessed_joins(catalog: Catalog, known: Iterable[JoinInfo] = (), tables: Iter
                 out.append(JoinInfo(src.qualified, (sc.name,), dst.qualified, (dc.name,), GUESS_NAME_SCORE,
                                     "guessed", decided_by="name"))
     return out
+
+
+def _guess_key(table: TableInfo) -> ColumnInfo | None:
+    """The column a name-only guess may reference: the table's single-column primary key,
+    or, when onboarding found no key (an empty table: ``sakila_1.staff``), its one
+    column named after the table with an id marker (``staff_id``)."""
+    if len(table.primary_key) == 1:
+        return table.column(table.primary_key[0])
+    if table.primary_key:
+        return None
+    own = []
+    for c in table.columns:
+        words = split_identifier(c.name)
+        if len(words) > 1 and words[-1] in STRONG_ID_TOKENS and mentions_table(strip_id(words), table.name) >= 1.0:
+            own.append(c)
+    return own[0] if len(own) == 1 else None
 
 
 def _disjoint(a: ColumnInfo, b: ColumnInfo) -> bool:
