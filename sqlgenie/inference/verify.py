@@ -161,7 +161,9 @@ class Roles:
     active: set[str] = field(default_factory=set)  # verb lemmas finite and active ("does ... sell")
     agent: set[str] = field(default_factory=set)  # passive verbs with their agent ("cited by X")
     text_values: int = 0  # masked text values
-    kind: str = ""  # yesno | who | where | when | wh | "" (a bare phrase: "papers on parsing")
+    kind: str = ""  # who | where | when | wh | "" (a bare phrase: "papers on parsing")
+    yesno: bool = False  # a yes/no question with no wh-word
+    asks_for: bool = False  # a wh-word, "how many" or a request ("list ...")
 
     def key_roles(self, word: str) -> set[str]:
         out = set()
@@ -206,15 +208,18 @@ def question_roles(masked_text: str, span_classes: Sequence[str] | None = None,
     words = tokens(masked_text)
     roles = Roles(words)
     n = len(words)
-    # 0. the kind of question: yes/no ("Has X written ..."), who / where / when, other wh-words, none
+    # 0. the kind of question: who / where / when (anywhere), another wh-word or a request, or a bare phrase
     if words:
-        first = words[0] if words[0] not in ("in", "for", "at", "on", "from", "during", "to") or n < 2 else words[1]
-        if words[0] in _AUX - {"there"}:
-            roles.kind = "yesno"
-        elif first in ("who", "whom", "whose", "where", "when"):
-            roles.kind = first.replace("whom", "who").replace("whose", "who")
-        elif first in _LEAD_STARTERS or words[0] == _COUNT or first == _COUNT:
+        place = next((w for w in words if w in ("who", "whom", "whose", "where", "when")), "")
+        if place:
+            roles.kind = {"whom": "who", "whose": "who"}.get(place, place)
+        elif any(w in _LEAD_STARTERS or w == _COUNT or w in _AUX for w in words[:4]):
             roles.kind = "wh"
+        roles.asks_for = any(w in _WH or w == _COUNT for w in words) or words[0] in _LEAD_STARTERS
+        # "Are all upper-level classes 3 credits?", "Has X written any papers?" (not "Do you know ...",
+        # "Can I ...", "Is there ...": requests and existentials list the items)
+        roles.yesno = words[0] in _AUX - {"there"} and n > 1 and words[1] not in ("you", "i", "we", "there") \
+            and not roles.asks_for
     # 1. the answer phrase: after the lead words, up to a preposition, an auxiliary or a verb
     i = 0
     if n > 1 and words[0] in ("in", "for", "at", "on", "from", "during", "to", "by", "with") and \
@@ -314,6 +319,7 @@ def question_roles(masked_text: str, span_classes: Sequence[str] | None = None,
     return roles
 
 
+_WH = frozenset("what which who whom whose where when how".split())
 _BE = frozenset("is are was were be been being am".split())
 
 
@@ -394,10 +400,11 @@ def compare_roles(example: Roles, new: Roles, schema_word: SchemaWord | None = N
             now = " and ".join(role_name[r] for r in sorted(b))
             reasons.append(f"in the example {_quote(w)} is {was}, in your question it is {now}")
     kinds = {example.kind, new.kind}
-    if "yesno" in kinds and len(kinds) == 2:
-        reasons.append("one question asks yes or no, the other asks for " +
-                       ("the items themselves" if "" in kinds else "something else"))
-    elif "" in kinds and kinds & {"who", "where", "when"}:
+    for yes, other, whose in ((example, new, "the example"), (new, example, "your question")):
+        if yes.yesno and not other.yesno and (other.asks_for or other.kind == ""):
+            reasons.append(f"{whose} asks yes or no, the other asks for the items themselves")
+            break
+    if "" in kinds and kinds & {"who", "where", "when"}:
         reasons.append(f"the example asks {(kinds - {''}).pop()}, your question does not" if example.kind else
                        f"your question asks {(kinds - {''}).pop()}, the example does not")
     if example.numbers and new.numbers and len(example.numbers) == len(new.numbers) and \
@@ -586,7 +593,8 @@ def unaccounted_values(tree: exp.Expression, example_masked: str, new_masked: st
             if _MASK in gram or all(lemma(w) in ex for w in gram) or gram[0] in _STOPISH or gram[-1] in _STOPISH:
                 continue
             text = " ".join(gram)
-            if text.isdigit() or text in in_sql or any(text in f for f in found):
+            if text.isdigit() or text in in_sql or any(text in f for f in found) or \
+                    (size == 1 and (len(text) < 3 or text in _STOP)):
                 continue
             cols = set(known_values(text)) if known_values is not None else set()
             if value_columns is not None and size > 1 or (value_columns is not None and len(text) > 3):
@@ -598,6 +606,8 @@ def unaccounted_values(tree: exp.Expression, example_masked: str, new_masked: st
     return [f"your question mentions {', '.join(map(_quote, found))}, which verified examples use as a value, "
             "but the example's query does not filter on it"]
 
+
+from sqlgenie.inference.adapt import _STOP  # noqa: E402
 
 _STOPISH = frozenset("""a an the of in on at by for to from with and or is are was were be been do does did have has
 had what which who whom how that this these those there it its their all any some each every me my i we you our
