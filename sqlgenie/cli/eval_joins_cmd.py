@@ -40,7 +40,9 @@ def joins(
     no LLM (as `eval fk`); for each gold SELECT reading two or more tables the planner
     gets those tables and its join conditions are compared with the gold's as
     unordered column-pair sets. Last line: questions, join_exact (every join site of
-    the question equal), site_exact, by_tables, misses, by_db. No LLM.
+    the question equal), site_exact, by_tables, misses (wrong_pairs, gold_extra_pairs,
+    no_gold_condition, self_join, unconnected, unknown_table), db_halves (A: databases
+    whose id's MD5 is even, B: the others), by_db. No LLM.
 
     Example: sqlgenie eval joins --dataset ../shared/benchdata/spider --out joins.jsonl
     """

@@ -344,11 +344,36 @@ def _confidence(join: JoinInfo) -> float:
         return float(join.score or 0.0)
     score = min(float(join.score or 0.0), REJECTED_SCORE)
     inclusion = 1.0 if join.inclusion is None else float(join.inclusion)
+    if join in _LINK_KEYS and inclusion >= FULL_INCLUSION:
+        return PROPOSED_SCORE
     return max(score, REJECTED_SCORE * min(max(name_link(join), _SHAPED.get(join, 0.0)), inclusion))
 
 
 #: score-rejected joins whose referencing column looks like a reference (see :func:`reference_shape`)
 _SHAPED: "weakref.WeakKeyDictionary[JoinInfo, float]" = weakref.WeakKeyDictionary()
+#: score-rejected joins from the other key column of a link table (see :func:`link_key`)
+_LINK_KEYS: "weakref.WeakSet[JoinInfo]" = weakref.WeakSet()
+
+
+def link_key(catalog: Catalog, join: JoinInfo) -> bool:
+    """``join`` starts at one column of a two-column primary key whose other column an
+    accepted join already sends to another table (``trained_in(physician, treatment)``
+    with ``trained_in.physician -> physician.employeeid``): a link table, whose second
+    key column references something too (``trained_in.treatment -> procedures.code``).
+    Such a pair, with every value found and the shape of a reference
+    (:func:`reference_shape`), weighs as a proposed join (confidence 0.3)."""
+    if not reference_shape(catalog, join):
+        return False
+    src = _table(catalog, join.from_table)
+    if src is None:
+        return False
+    pk = [c.lower() for c in src.primary_key]
+    col = join.from_columns[0].lower()
+    if len(pk) != 2 or col not in pk:
+        return False
+    sibling = pk[1] if pk[0] == col else pk[0]
+    refs = _confirmed_references(catalog).get((src.qualified.lower(), (sibling,)), set())
+    return any(t != join.to_table.lower() for t in refs)
 
 
 def reference_shape(catalog: Catalog, join: JoinInfo) -> float:
@@ -530,6 +555,8 @@ def build_graph(catalog: Catalog, *, proposed: bool = True, rejected: bool = Tru
             shape = reference_shape(catalog, j)
             if shape:
                 _SHAPED[j] = shape
+                if link_key(catalog, j):
+                    _LINK_KEYS.add(j)
     _add_edges(g, edges)
     if len(_GRAPHS) >= 16:
         _GRAPHS.pop(next(iter(_GRAPHS)))
@@ -615,6 +642,11 @@ def _role_peers(a: JoinInfo, b: JoinInfo, catalog: Catalog | None = None) -> boo
             and [c.lower() for c in a.to_columns] == [c.lower() for c in b.to_columns]
             and all(x.inclusion is not None and x.inclusion >= FULL_INCLUSION for x in (a, b))):
         return False
+    if catalog is not None:
+        refs = _confirmed_references(catalog)
+        for x in (a, b):
+            if any(t != x.to_table.lower() for t in refs.get((x.from_table.lower(), _cols(x.from_columns)), ())):
+                return False  # already a confirmed reference to another table (trained_in.physician)
     src = _table(catalog, a.from_table) if catalog is not None else None
     if src is not None and src.primary_key:
         pk = [c.lower() for c in src.primary_key]
@@ -623,6 +655,32 @@ def _role_peers(a: JoinInfo, b: JoinInfo, catalog: Catalog | None = None) -> boo
                     and mentions_table(strip_id(split_identifier(pk[0])), src.name) >= 1.0):
                 return False  # the table's own identity ("employee id" of employee)
     return True
+
+
+def _cols(columns: Iterable[str]) -> tuple[str, ...]:
+    return tuple(c.lower() for c in columns)
+
+
+_REFS: dict[int, tuple[Any, dict[tuple[str, tuple[str, ...]], set[str]]]] = {}
+
+
+def _confirmed_references(catalog: Catalog) -> dict[tuple[str, tuple[str, ...]], set[str]]:
+    """(referencing table, columns) -> the tables accepted joins say they reference
+    (kept per catalog snapshot)."""
+    hit = _REFS.get(id(catalog))
+    if hit is not None and hit[0]() is catalog:
+        return hit[1]
+    refs: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+    for j in catalog.joins:
+        if j.status == "accepted":
+            refs.setdefault((j.from_table.lower(), _cols(j.from_columns)), set()).add(j.to_table.lower())
+    if len(_REFS) >= 16:
+        _REFS.pop(next(iter(_REFS)))
+    try:
+        _REFS[id(catalog)] = (weakref.ref(catalog), refs)
+    except TypeError:  # pragma: no cover - not weak-referenceable
+        pass
+    return refs
 
 
 def _choose_parallel(catalog: Catalog, graph: JoinGraph, join: JoinInfo, hint_words: set[str]) -> JoinInfo:
