@@ -233,3 +233,126 @@ def test_eval_joins_command(tmp_path, fresh_db_url):
     # the shop's keys are all found once declared keys are hidden: every join site matches
     assert s["join_exact"] == 1.0, records
     assert "join_exact" in proc.stderr
+
+
+# --- rules on catalogs built in memory (pure planner passes; figures in docs/benchmarks.md) ---------------
+
+from sqlgenie.catalog import Catalog, ColumnInfo, JoinInfo, TableInfo  # noqa: E402
+from sqlgenie.inference.join_planner import _weight, guessed_joins, link_key, reference_shape  # noqa: E402
+
+M = "mem"
+
+
+def _mem_catalog(tables: dict[str, tuple[list[str], list[str]]], joins: list[tuple]) -> Catalog:
+    """``tables``: name -> (integer columns, primary key); ``joins``: (from, cols, to, cols,
+    score, status, inclusion, cost)."""
+    infos = tuple(TableInfo(M, name, tuple(ColumnInfo(c, "integer") for c in cols), tuple(pk))
+                  for name, (cols, pk) in tables.items())
+    js = tuple(JoinInfo(f"{M}.{a}", tuple(ac), f"{M}.{b}", tuple(bc), score, status, cost=cost, join_id=i + 1,
+                        decided_by="score", inclusion=inc)
+               for i, (a, ac, b, bc, score, status, inc, cost) in enumerate(joins))
+    return Catalog(infos, js, (M,))
+
+
+def _pairs(plan: JoinPlan) -> set[str]:
+    return {" = ".join(sorted(p)) for p in plan.condition_pairs()}
+
+
+def test_a_sure_join_of_two_large_tables_beats_a_cheap_detour_over_a_coincidence():
+    # flight_4's shape: routes (67k rows) -> airports by a proposed join with names that link;
+    # airports.elevation happens to hold airline ids. The cost is added (log scale), not
+    # multiplied, so the large tables' cost does not buy the detour.
+    cat = _mem_catalog(
+        {"routes": (["rid", "src_apid", "alid"], ["rid"]), "airports": (["apid", "elevation"], ["apid"]),
+         "airlines": (["alid"], ["alid"])},
+        [("routes", ["src_apid"], "airports", ["apid"], 0.19, "proposed", 0.95, 40.8),
+         ("routes", ["alid"], "airlines", ["alid"], 0.83, "accepted", 1.0, 40.3),
+         ("airports", ["elevation"], "airlines", ["alid"], 0.029, "rejected", 0.91, 6.1)])
+    plan = plan_joins(cat, ["routes", "airports"])
+    assert _pairs(plan) == {"mem.airports.apid = mem.routes.src_apid"} and plan.bridges == ()
+    direct, detour = (j for j in cat.joins if j.to_table == "mem.airports" or j.from_table == "mem.airports")
+    assert _weight(direct) < _weight(cat.joins[1]) + _weight(detour)
+    # the same tree with the airlines asked for too: the routes join it, not the elevation
+    three = plan_joins(cat, ["routes", "airports", "airlines"])
+    assert _pairs(three) == {"mem.airports.apid = mem.routes.src_apid", "mem.airlines.alid = mem.routes.alid"}
+
+
+HOSPITAL = (
+    {"physician": (["employeeid"], ["employeeid"]), "procedures": (["code"], ["code"]),
+     "trained_in": (["physician", "treatment"], ["physician", "treatment"]),
+     "undergoes": (["patient", "procedures", "physician"], ["patient", "procedures"])},
+    [("trained_in", ["physician"], "physician", ["employeeid"], 0.82, "accepted", 1.0, 0.25),
+     ("trained_in", ["treatment"], "procedures", ["code"], 0.053, "rejected", 1.0, 0.25),
+     ("trained_in", ["physician"], "procedures", ["code"], 0.03, "rejected", 1.0, 0.25),
+     ("undergoes", ["physician"], "physician", ["employeeid"], 0.85, "accepted", 1.0, 0.25),
+     ("undergoes", ["procedures"], "procedures", ["code"], 0.91, "accepted", 1.0, 0.25)],
+)
+
+
+def test_a_link_tables_other_key_column_is_a_reference_and_asked_tables_need_no_bridge():
+    cat = _mem_catalog(*HOSPITAL)
+    treatment, physician_col = cat.joins[1], cat.joins[2]
+    assert link_key(cat, treatment)  # trained_in(physician, treatment): physician already goes to physician
+    assert not link_key(cat, physician_col)  # that column is a reference to another table already
+    plan = plan_joins(cat, ["procedures", "trained_in", "physician"], question="procedures with a trained physician")
+    assert _pairs(plan) == {"mem.procedures.code = mem.trained_in.treatment",
+                            "mem.physician.employeeid = mem.trained_in.physician"}
+    assert plan.bridges == ()
+    # two tables that no join links directly still get the cheapest bridge (sure joins)
+    two = plan_joins(cat, ["physician", "procedures"])
+    assert two.bridges == ("mem.undergoes",) and two.complete
+
+
+def test_reference_shaped_columns_beat_coincidental_key_matches_on_small_tables():
+    # wedding's shape: a few rows, so every integer column holds every key's values
+    cat = _mem_catalog(
+        {"church": (["church_id"], ["church_id"]), "people": (["people_id"], ["people_id"]),
+         "wedding": (["church_id", "male_id", "female_id", "year"], ["church_id"])},
+        [("wedding", ["church_id"], "church", ["church_id"], 0.74, "accepted", 1.0, 0.25),
+         ("church", ["church_id"], "people", ["people_id"], 0.0215, "rejected", 1.0, 0.25),
+         ("wedding", ["male_id"], "people", ["people_id"], 0.0138, "rejected", 1.0, 0.25),
+         ("wedding", ["female_id"], "people", ["people_id"], 0.0138, "rejected", 1.0, 0.25),
+         ("wedding", ["church_id"], "people", ["people_id"], 0.0035, "rejected", 1.0, 0.25)])
+    shapes = {j.from_table + "." + j.from_columns[0] + ">" + j.to_table: reference_shape(cat, j) for j in cat.joins}
+    assert shapes["mem.wedding.male_id>mem.people"] > 0
+    assert shapes["mem.church.church_id>mem.people"] == 0  # its own table's key
+    assert shapes["mem.wedding.church_id>mem.people"] == 0  # names another table (church)
+    plan = plan_joins(cat, ["church", "people", "wedding"])
+    assert _pairs(plan) == {"mem.church.church_id = mem.wedding.church_id",
+                            "mem.people.people_id = mem.wedding.male_id"}
+    females = plan_joins(cat, ["people", "wedding"], question="names of the female people in weddings")
+    assert _pairs(females) == {"mem.people.people_id = mem.wedding.female_id"}
+
+
+def test_a_tables_own_named_key_is_no_role_and_id_columns_are_references():
+    # chinook's shape: customer.supportrepid -> employee.employeeid, 8 employees
+    cat = _mem_catalog(
+        {"customer": (["customerid", "supportrepid"], ["customerid"]),
+         "employee": (["employeeid", "reportsto"], ["employeeid"])},
+        [("employee", ["employeeid"], "customer", ["customerid"], 0.0028, "rejected", 1.0, 0.26),
+         ("employee", ["reportsto"], "customer", ["customerid"], 0.024, "rejected", 1.0, 0.26),
+         ("customer", ["supportrepid"], "employee", ["employeeid"], 0.0103, "rejected", 1.0, 0.26)])
+    plan = plan_joins(cat, ["customer", "employee"])
+    assert _pairs(plan) == {"mem.customer.supportrepid = mem.employee.employeeid"}
+
+
+def test_a_keyless_table_is_guessed_through_its_self_named_id_column():
+    # an empty table: onboarding found no key, the names still say rental.staff_id -> staff.staff_id
+    cat = _mem_catalog({"staff": (["staff_id", "store_id"], []), "rental": (["rental_id", "staff_id"], ["rental_id"]),
+                        "store": (["store_id"], ["store_id"]), "payment": (["payment_id", "staff_id"], ["payment_id"]),
+                        "inventory": (["inventory_id", "staff_id"], ["inventory_id"])}, [])
+    guesses = {(g.from_table, g.from_columns, g.to_table, g.to_columns) for g in guessed_joins(cat, (), ["mem.rental"])}
+    assert ("mem.rental", ("staff_id",), "mem.staff", ("staff_id",)) in guesses
+    plan = plan_joins(cat, ["rental", "staff"])
+    assert _pairs(plan) == {"mem.rental.staff_id = mem.staff.staff_id"} and plan.joins[0].status == "guessed"
+
+
+def test_start_and_end_name_source_and_destination_roles():
+    cat = _mem_catalog(
+        {"routes": (["rid", "src_apid", "dst_apid"], ["rid"]), "airports": (["apid"], ["apid"])},
+        [("routes", ["dst_apid"], "airports", ["apid"], 0.18, "proposed", 0.95, 40.8),
+         ("routes", ["src_apid"], "airports", ["apid"], 0.19, "proposed", 0.95, 40.8)])
+    start = plan_joins(cat, ["airports", "routes"], question="the airport with the most routes that start in China")
+    end = plan_joins(cat, ["airports", "routes"], question="the airport where the most routes end")
+    assert _pairs(start) == {"mem.airports.apid = mem.routes.src_apid"}
+    assert _pairs(end) == {"mem.airports.apid = mem.routes.dst_apid"}

@@ -97,7 +97,7 @@ _DEST = ("destination", "arrive", "arrives", "arriving", "arrival", "arrived", "
 _SOURCE = ("source", "origin", "depart", "departs", "departing", "departure", "departed", "outbound", "leaving",
            "start", "starts", "starting", "started")
 ROLE_CUES: dict[str, tuple[str, ...]] = {
-    "dest": _DEST, "destination": _DEST, "arrival": _DEST, "to": _DEST,
+    "dest": _DEST, "dst": _DEST, "destination": _DEST, "arrival": _DEST, "to": _DEST,
     "source": _SOURCE, "src": _SOURCE, "origin": _SOURCE, "departure": _SOURCE, "from": _SOURCE,
 }
 #: column names too generic for a same-name guess
