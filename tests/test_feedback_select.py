@@ -99,7 +99,7 @@ def test_eval_select_command(tmp_path, fresh_db_url):
     env = dict(os.environ, SQLGENIE_DATABASE_URL=fresh_db_url)
     proc = subprocess.run(
         [sys.executable, "-m", "sqlgenie", "eval", "select", "--dataset", str(data), "--predictions", *map(str, files),
-         "--questions", "three.json", "--out", str(out)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
+         "--questions", "three.json", "--weights", "equal", "--out", str(out)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
     s = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -32,6 +32,7 @@ from sqlgenie.errors import InputError
 from sqlgenie.feedback.selection import Candidate, cluster, majority, select, same_result
 
 Progress = Callable[[int, int], None]
+MIN_WEIGHT = 0.05
 
 
 @dataclass
@@ -172,7 +173,9 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
                 pickle.dump(cache, fh)
     systems = len(files)
     rel = _reliabilities(per_question, systems) if weights == "agreement" else [0.75] * systems
-    w = [math.log(r / (1.0 - r)) if r < 1.0 else 5.0 for r in rel]
+    # log-odds of each system's reliability; one that agrees with the others less often than
+    # not still votes for its own answer (a small positive floor, never against it)
+    w = [max(MIN_WEIGHT, math.log(r / (1.0 - r))) if r < 1.0 else 5.0 for r in rel]
     extra_w = min(w) if w else 1.0
     selected = major = oracle = 0
     single = [0] * systems

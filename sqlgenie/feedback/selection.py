@@ -127,7 +127,7 @@ def degenerate(rows: list[tuple] | None) -> bool:
 def score_clusters(candidates: Sequence[Candidate], clusters: list[Cluster]) -> None:
     for c in clusters:
         c.support = sum(candidates[i].weight for i in c.members)
-    total = sum(c.support for c in clusters) or 1.0
+    total = sum(max(0.0, c.support) for c in clusters) or 1.0
     # an answer outranks degenerate results only when it is a real contender (at least
     # MIN_ANSWER_SHARE of the support), not one stray sample among many
     answered = any(not degenerate(candidates[c.members[0]].rows) and c.support / total >= MIN_ANSWER_SHARE
