@@ -42,12 +42,19 @@ The tree: the join graph holds the catalog's accepted joins, then the joins onbo
 left *proposed*, then (as a last resort, only when nothing better connects two
 tables) pairs rejected *by score* (never a human rejection) and name-only guesses
 between a requested table and a table no stored pair links it to
-(:func:`guessed_joins`); each edge is weighted by
-the join cost model's estimate times ``1 + 10 * -ln(confidence)`` (confidence: the
-join's score as in :func:`sqlgenie.inference.join_paths.edge_weight`, proposed capped
-at 0.3, score-rejected at 0.15 and rated by how well the column names link the
-tables, name-only guesses at 0.05-0.06). Two tables: the cheapest path; more: a
-Steiner tree approximation (:meth:`JoinGraph.connect`). A bridge table reached by two
+(:func:`guessed_joins`; a keyless table is reached through its self-named id column).
+Each edge weighs ``1 + 10 * -ln(confidence) + ln(1 + cost)`` (:func:`_weight`: a count
+of joins, how unsure the join is, the join cost model's estimate on a log scale);
+confidence: the join's score as in :func:`sqlgenie.inference.join_paths.edge_weight`,
+proposed capped at 0.3, score-rejected at 0.15 and rated by how well the column names
+link the tables or, failing that, by the shape of a reference (:func:`reference_shape`:
+an id-suffixed column or a column of a composite key pointing at a single-column key;
+a link table's second key column weighs as a proposed join, :func:`link_key`),
+name-only guesses at 0.05-0.06. A table not asked for costs :data:`BRIDGE_PENALTY` more
+(the tables a plan names usually connect among themselves). Two tables: the cheapest
+path; more: a Steiner tree approximation (:meth:`JoinGraph.connect`). Among joins of
+the same two tables the question's words pick a role (``start`` -> ``src_apid``),
+else the referencing column first in its table. A bridge table reached by two
 accepted joins on the same key columns and not asked for is left out (the two tables
 join directly). Figures: docs/benchmarks.md, "JOIN planner (issue 15)". Cardinality comes from the catalog's keys and
 profiling: a side is "1" when its columns hold the table's primary key or a column
@@ -77,7 +84,8 @@ from onboarding.names import (
 from sqlgenie.catalog import Catalog, ColumnInfo, JoinInfo, TableInfo
 from sqlgenie.inference.join_paths import DEFAULT_COST, MIN_SCORE, PROPOSED_SCORE, JoinGraph
 
-__all__ = ["JoinPlan", "PlannedJoin", "build_graph", "cardinality", "guessed_joins", "is_key", "name_link", "plan_joins"]
+__all__ = ["JoinPlan", "PlannedJoin", "build_graph", "cardinality", "guessed_joins", "is_key", "link_key", "name_link",
+           "plan_joins", "reference_shape"]
 
 REJECTED_SCORE = 0.15  # confidence ceiling of a pair rejected by score whose names link it: a last resort
 MIN_REJECTED_INCLUSION = 0.5  # a score-rejected pair is an edge only when this share of its values match
