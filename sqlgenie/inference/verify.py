@@ -584,6 +584,7 @@ def unaccounted_values(tree: exp.Expression, example_masked: str, new_masked: st
         return []
     ex = {lemma(w) for w in tokens(example_masked)}
     words = [w for w in tokens(new_masked) if w != _COUNT]
+    upper = set(re.findall(r"\b[A-Z]{2,}\b", new_masked))  # "US", "AA": codes, even when they spell a stop word
     in_sql = {" ".join(re.findall(r"[a-z0-9]+", lit.this.lower())) for lit in tree.find_all(exp.Literal)
               if lit.is_string}
     found: list[str] = []
@@ -594,7 +595,7 @@ def unaccounted_values(tree: exp.Expression, example_masked: str, new_masked: st
                 continue
             text = " ".join(gram)
             if text.isdigit() or text in in_sql or any(text in f for f in found) or \
-                    (size == 1 and (len(text) < 3 or text in _STOP)):
+                    (size == 1 and (len(text) < 2 or ((len(text) < 3 or text in _STOP) and text.upper() not in upper))):
                 continue
             cols = set(known_values(text)) if known_values is not None else set()
             if value_columns is not None and size > 1 or (value_columns is not None and len(text) > 3):
