@@ -137,15 +137,20 @@ def dump_column_types(path: str | Path) -> ColumnTypes:
         schema = create.this
         if not isinstance(schema, exp.Schema) or not isinstance(schema.this, exp.Table):
             continue
-        types[schema.this.name.lower()] = {
-            cd.name.lower(): cd.args["kind"].sql(dialect="postgres").lower()
-            for cd in schema.expressions if isinstance(cd, exp.ColumnDef) and cd.args.get("kind") is not None
-        }
+        cols: dict[str, str] = {}
+        for cd in schema.expressions:
+            if not isinstance(cd, exp.ColumnDef) or cd.args.get("kind") is None:
+                continue
+            kind = cd.args["kind"].sql(dialect="postgres").lower()
+            if any(isinstance(c.args.get("kind"), exp.NotNullColumnConstraint) for c in cd.constraints):
+                kind += " not null"
+            cols[cd.name.lower()] = kind
+        types[schema.this.name.lower()] = cols
     return types
 
 
 def _is_text(type_name: str) -> bool:
-    return type_name.split("(")[0].strip() in _TEXT_TYPES
+    return type_name.removesuffix(" not null").split("(")[0].strip() in _TEXT_TYPES
 
 
 def _quote_numbers_on_text(tree: exp.Expression, types: ColumnTypes) -> None:
@@ -504,12 +509,14 @@ _SUPPLEMENTS = {
 
 def _own_key(table: str, columns: Sequence[str]) -> str | None:
     """The column that identifies a row of ``table`` by its name (``authorid``,
-    ``course_id``, ``city_code``, ``id``), if any."""
+    ``course_id``, ``city_code``, ``id``; else after the table's last word:
+    ``offering_id`` of ``course_offering``), if any."""
     squash = table.replace("_", "").lower()
-    wanted = {f"{squash}id", f"{squash}code", "id"}
-    for c in columns:
-        if c.replace("_", "").lower() in wanted:
-            return c
+    last = table.lower().rsplit("_", 1)[-1]
+    for wanted in ({f"{squash}id", f"{squash}code", "id"}, {f"{last}id", f"{last}code"}):
+        for c in columns:
+            if c.replace("_", "").lower() in wanted:
+                return c
     return None
 
 
@@ -551,11 +558,13 @@ def _sql_string(value: str) -> str:
 def augmentation_sql(name: str, pairs: Iterable[Pair], types: ColumnTypes) -> tuple[str, int]:
     """Statements appended to a set's dump so that every value its questions name
     exists (see module doc): for each (table, text column, value) of any gold variant
-    that the table does not hold (case-insensitively), one row copied from the
-    table's first row with that column set to the value and its own key column (by
-    name) given a fresh value. Rows are only added, so every value a child table
-    references still exists in its parent (the inclusion dependencies onboarding
-    infers joins from hold), and own keys stay unique. Returns (SQL, statements)."""
+    that the table does not hold (case-insensitively), one row with that column set to
+    the value, its own key column (by name) given a fresh value, the other NOT NULL
+    columns copied from the table's first row and the rest NULL (a copied reference
+    would join every added row to one parent row and blow up joins). Rows are only
+    added, so every value a child table references still exists in its parent (the
+    inclusion dependencies onboarding infers joins from hold), and own keys stay
+    unique. Returns (SQL, statements)."""
     wanted: set[tuple[str, str, str]] = set()
     for p in pairs:
         for g in p.golds:
@@ -580,8 +589,10 @@ def augmentation_sql(name: str, pairs: Iterable[Pair], types: ColumnTypes) -> tu
                 exprs.append(f"'t2s' || (SELECT count(*) + 1 FROM {t})")
             elif c == key:
                 exprs.append(f"(SELECT coalesce(max({q[c]}), 0) + 1 FROM {t})")
-            else:
+            elif types[table][c].endswith(" not null"):
                 exprs.append(f"src.{q[c]}")
+            else:
+                exprs.append("NULL")
         parts.append(
             f"INSERT INTO {t} ({', '.join(q[c] for c in cols)}) SELECT {', '.join(exprs)} "
             f"FROM (SELECT * FROM {t} LIMIT 1) AS src "
