@@ -13,7 +13,8 @@ with no rows (onboarding skips them, as in ``eval fk``; ``skipped_empty_db``).
 
 Breakdowns: by number of tables in the largest site, by database, and by kind of
 miss (``self_join``: a site reads one table twice and the planner's second copy
-joins differently; ``no_gold_condition``: the gold joins tables without any condition;
+joins differently; ``no_gold_condition``: the gold joins a table without any condition (its equalities
+leave a table of the site apart, e.g. ``ON T2.actid = T2.actid``);
 ``unknown_table``; ``unconnected``; ``gold_extra_pairs``: every planned pair is in the
 gold, which adds another column equality, a filter such as ``T1.employee_id =
 T2.manager_id`` next to the join or a second key column the catalog does not know;
@@ -127,6 +128,27 @@ def _table_of(col: exp.Column, aliases: dict[str, str], order: list[str], column
     return owners[0] if len(owners) == 1 else None
 
 
+def _gold_connected(site: JoinSite) -> bool:
+    """Whether the gold's column equalities connect every table of the site (a table
+    joined with no condition, or ``ON T2.actid = T2.actid``, leaves it apart)."""
+    tables = set(site.tables)
+    if len(tables) < 2:
+        return True
+    adj: dict[str, set[str]] = {t: set() for t in tables}
+    for pair in site.pairs:
+        a, b = (p.rsplit(".", 1)[0] for p in sorted(pair))
+        if a in adj and b in adj:
+            adj[a].add(b)
+            adj[b].add(a)
+    seen, todo = set(), [next(iter(tables))]
+    while todo:
+        t = todo.pop()
+        if t not in seen:
+            seen.add(t)
+            todo.extend(adj[t] - seen)
+    return seen == tables
+
+
 def db_half(db_id: str) -> str:
     """``"A"`` when the MD5 of ``db_id`` is even, else ``"B"``: a fixed split of the
     databases into a half to develop rules on and a half held out."""
@@ -143,7 +165,7 @@ def score_site(site: JoinSite, plan, schema: str) -> tuple[bool, str | None, set
         return True, None, predicted
     if site.self_join:
         kind = "self_join"
-    elif not site.pairs:
+    elif not _gold_connected(site):
         kind = "no_gold_condition"
     elif plan.unknown:
         kind = "unknown_table"
