@@ -230,6 +230,7 @@ def test_eval_joins_command(tmp_path, fresh_db_url):
         for site in r["sites"]:
             assert site["exact"] == (site["gold"] == site["predicted"])
     assert s["join_exact"] == round(sum(r["exact"] for r in records.values()) / 3, 4)
+    assert sum(h["questions"] for h in s["db_halves"].values()) == 3
     # the shop's keys are all found once declared keys are hidden: every join site matches
     assert s["join_exact"] == 1.0, records
     assert "join_exact" in proc.stderr
@@ -356,3 +357,31 @@ def test_start_and_end_name_source_and_destination_roles():
     end = plan_joins(cat, ["airports", "routes"], question="the airport where the most routes end")
     assert _pairs(start) == {"mem.airports.apid = mem.routes.src_apid"}
     assert _pairs(end) == {"mem.airports.apid = mem.routes.dst_apid"}
+
+
+def test_eval_joins_miss_kinds_for_gold_artefacts_and_the_database_halves():
+    from sqlgenie.inference.eval_joins import db_half, gold_join_sites, score_site
+    from sqlgenie.inference.join_planner import PlannedJoin
+
+    def plan(*pairs: tuple[str, str, str, str]) -> JoinPlan:
+        joins = tuple(PlannedJoin(f"s.{a}", (ac,), f"s.{b}", (bc,), "n:1", "accepted", "score", 0.9, 1.0)
+                      for a, ac, b, bc in pairs)
+        tables = tuple(dict.fromkeys(t for j in joins for t in (j.left_table, j.right_table)))
+        return JoinPlan(tables, tables, joins)
+
+    cols = {"participates_in": {"stuid", "actid"}, "activity": {"actid", "activity_name"},
+            "employees": {"employee_id", "department_id"}, "departments": {"department_id", "manager_id"}}
+    # the gold compares a column with itself: the tables are joined with no condition
+    (site,) = gold_join_sites("SELECT T1.stuid FROM participates_in AS T1 JOIN activity AS T2 ON T2.actid = T2.actid "
+                              "WHERE T2.activity_name = 'Canoeing'", cols)
+    ok, kind, _ = score_site(site, plan(("participates_in", "actid", "activity", "actid")), "s")
+    assert (ok, kind) == (False, "no_gold_condition")
+    # the gold adds a filter between columns next to the join the planner found
+    (site,) = gold_join_sites("SELECT * FROM employees AS T1 JOIN departments AS T2 ON T1.department_id = "
+                              "T2.department_id WHERE T1.employee_id = T2.manager_id", cols)
+    right = plan(("employees", "department_id", "departments", "department_id"))
+    assert score_site(site, right, "s")[:2] == (False, "gold_extra_pairs")
+    wrong = plan(("employees", "employee_id", "departments", "department_id"))
+    assert score_site(site, wrong, "s")[:2] == (False, "wrong_pairs")
+    # a fixed split of the databases by the MD5 of their id
+    assert db_half("hospital_1") == "A" and db_half("college_1") == "B"
