@@ -37,7 +37,8 @@ from sqlgenie.autocorrect.resolve import base_tables
 from sqlgenie.autocorrect.settings import AutocorrectSettings
 from sqlgenie.errors import SqlGenieError, SQLError, UnknownIdentifierError
 
-__all__ = ["DummyOutcome", "DummyTester", "extract_sql"]
+__all__ = ["DummyOutcome", "DummyTester", "create_scratch_table", "drop_scratch", "extract_sql",
+           "insert_scratch_rows"]
 
 NAME = "dummy_test"
 SCRATCH_PREFIX = "sqlgenie_dummy_"
@@ -139,7 +140,7 @@ class DummyTester:
                     rewritten = self._rewrite(tree, scratch, copies)
                     error = self._run(rewritten, scratch)
                 finally:
-                    store.execute(pgsql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(pgsql.Identifier(scratch)))
+                    drop_scratch(store, scratch)
         except psycopg.Error as exc:
             return DummyOutcome(False, tree, error=DummyTestError(f"Preparing the dummy copies failed: {exc}".strip()),
                                 tables=tables)
@@ -209,29 +210,8 @@ class DummyTester:
             if table in done:
                 continue
             done.add(table)
-            known = {
-                t: ok for t, ok in store.execute(
-                    "SELECT t, to_regtype(t) IS NOT NULL FROM unnest(%s::text[]) AS q(t)",
-                    ([c[1] for c in copy.columns],),
-                ).fetchall()
-            } if copy.columns else {}
-            defs = [
-                pgsql.SQL("{} {}").format(pgsql.Identifier(name), pgsql.SQL(typ if known.get(typ) else "text"))
-                for name, typ in copy.columns
-            ]
-            store.execute(
-                pgsql.SQL("CREATE TABLE {}.{} ({})").format(
-                    pgsql.Identifier(scratch), pgsql.Identifier(table), pgsql.SQL(", ").join(defs)
-                )
-            )
-            if copy.rows and copy.columns:
-                insert = pgsql.SQL("INSERT INTO {}.{} VALUES ({})").format(
-                    pgsql.Identifier(scratch), pgsql.Identifier(table),
-                    pgsql.SQL(", ").join(pgsql.Placeholder() for _ in copy.columns),
-                )
-                types = [c[1] if known.get(c[1]) else "text" for c in copy.columns]
-                with store.cursor() as cur:
-                    cur.executemany(insert, [tuple(_plain(v, t) for v, t in zip(r, types)) for r in copy.rows])
+            types = create_scratch_table(store, scratch, table, copy.columns)
+            insert_scratch_rows(store, scratch, table, types, copy.rows)
 
     def _rewrite(self, tree: exp.Expression, scratch: str, copies: list[_Copy]) -> exp.Expression:
         index: dict[str, str] = {}
@@ -314,6 +294,47 @@ class DummyTester:
         except psycopg.Error:
             return [f"{t}" for t in tables]
         return lines
+
+
+# --- scratch tables (shared with sqlgenie.feedback.distinguish) ------------------------------
+
+
+def create_scratch_table(store: psycopg.Connection, scratch: str, table: str,
+                         columns: Sequence[tuple[str, str]]) -> list[str]:
+    """``CREATE TABLE scratch.table`` with ``columns`` (name, type); a type the store
+    does not know becomes ``text``. Returns the types used, column by column."""
+    known = {
+        t: ok for t, ok in store.execute(
+            "SELECT t, to_regtype(t) IS NOT NULL FROM unnest(%s::text[]) AS q(t)",
+            ([c[1] for c in columns],),
+        ).fetchall()
+    } if columns else {}
+    types = [typ if known.get(typ) else "text" for _name, typ in columns]
+    defs = [pgsql.SQL("{} {}").format(pgsql.Identifier(name), pgsql.SQL(typ))
+            for (name, _t), typ in zip(columns, types)]
+    store.execute(
+        pgsql.SQL("CREATE TABLE {}.{} ({})").format(
+            pgsql.Identifier(scratch), pgsql.Identifier(table), pgsql.SQL(", ").join(defs)
+        )
+    )
+    return types
+
+
+def insert_scratch_rows(store: psycopg.Connection, scratch: str, table: str, types: Sequence[str],
+                        rows: Sequence[tuple]) -> None:
+    """Insert ``rows`` (parameters, never literals) into ``scratch.table``."""
+    if not rows or not types:
+        return
+    insert = pgsql.SQL("INSERT INTO {}.{} VALUES ({})").format(
+        pgsql.Identifier(scratch), pgsql.Identifier(table),
+        pgsql.SQL(", ").join(pgsql.Placeholder() for _ in types),
+    )
+    with store.cursor() as cur:
+        cur.executemany(insert, [tuple(_plain(v, t) for v, t in zip(r, types)) for r in rows])
+
+
+def drop_scratch(store: psycopg.Connection, scratch: str) -> None:
+    store.execute(pgsql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(pgsql.Identifier(scratch)))
 
 
 def _fold(part: exp.Identifier | str, node: exp.Table) -> str:

@@ -15,7 +15,10 @@ Candidates (``settings.feedback_candidates`` = K at most of each kind):
 - the downvoted answer itself, last (so that the item can say when no candidate
   differs from it).
 
-Every candidate runs through the asker's safe executor. The review item is written
+Every candidate runs through the asker's safe executor. Selection's close calls go
+to a distinguishing database (:mod:`.distinguish`; with an LLM a pairwise judge
+picks on it), and the review item's ``evidence.distinguish`` holds the rows on
+which the proposed SQL and the runner-up (else the downvoted answer) differ. The review item is written
 in the same transaction that marks the job done (``review_items.job_id`` is unique):
 a job run again after its worker died writes it once.
 """
@@ -159,12 +162,22 @@ def regenerate(asker: Any, store: Any, payload: dict[str, Any]) -> tuple[dict[st
             _critic(asker, c, question)
     # the downvoted answer has no vote (weight 0) but sits in the clusters, so a
     # candidate returning the same rows is recognised as no different
-    selection = select(pool)
+    judge = _distinguisher(asker, question)
+    try:
+        selection = select(pool, distinguish=judge.hook if judge is not None else None)
+    except Exception as exc:  # a failing distinguishing database leaves the pick to the support
+        selection = select(pool)
+        selection.notes.append(f"the distinguishing database failed: {type(exc).__name__}: {exc}")
     winner, runner, differs, note = _pick(pool, selection, down)
     evidence = {
         "candidates": [c.to_dict() for c in pool], "selection": selection.to_dict(), "note": note,
         "k": k, "llm": getattr(asker, "provider", None) is not None,
     }
+    if judge is not None:
+        try:
+            evidence["distinguish"] = _distinguish_evidence(judge, winner, runner, down)
+        except Exception as exc:  # evidence is a help to the reviewer: never a reason to fail the job
+            evidence["distinguish"] = {"error": f"{type(exc).__name__}: {exc}"}
     item = {
         "ask_id": entry["id"], "feedback_id": payload.get("feedback_id"), "question": question,
         "question_key": question_key(question), "sql": winner.sql if winner else None,
@@ -174,6 +187,42 @@ def regenerate(asker: Any, store: Any, payload: dict[str, Any]) -> tuple[dict[st
     result = {"candidates": len(pool), "ran": sum(1 for c in pool if c.ok), "clusters": len(selection.clusters),
               "winner": winner.source if winner else None, "differs": differs, "note": note}
     return item, result
+
+
+def _distinguisher(asker: Any, question: str) -> Any:
+    """A :class:`.distinguish.Distinguisher` for the question (linked values, the
+    asker's LLM as the pairwise judge), or None when one cannot be built."""
+    from sqlgenie.feedback.distinguish import Distinguisher
+    from sqlgenie.store.connection import store_url
+
+    links: list[Any] = []
+    try:
+        from sqlgenie.inference.value_linking import link_values
+
+        links = [l for l in link_values(question, catalog=asker.catalog, store=asker.store)
+                 if l.rank <= 2 and l.score >= 0.5]
+    except Exception:  # no linked values: the cached ones and the profile still fill the pools
+        links = []
+    try:
+        return Distinguisher(store_url(asker.settings), asker.catalog, question=question, linked=links,
+                             llm=getattr(asker, "provider", None))
+    except Exception:
+        return None
+
+
+def _distinguish_evidence(judge: Any, winner: Candidate | None, runner: Candidate | None,
+                          down: Candidate | None) -> dict[str, Any] | None:
+    """Why the proposed SQL and the runner-up (else the downvoted answer) differ: a
+    small database on which they give different answers (see :mod:`.distinguish`)."""
+    other = runner if runner is not None else (down if down is not None and down.ok else None)
+    if winner is None or other is None:
+        return None
+    ev = judge.distinguish(winner.sql, other.sql, labels=(winner.source, other.source))
+    judged = [e for e in judge.evidence if e.get("judge")]
+    out = dict(ev)
+    if judged:
+        out["selection_judge"] = {"pair": judged[0]["pair"], **judged[0]["judge"]}
+    return out
 
 
 def _pick(pool: list[Candidate], selection: Selection, down: Candidate | None

@@ -15,9 +15,10 @@
    caller gives a catalog) cost ``ERROR_PENALTY`` for an error-severity finding
    present in every member, ``WARNING_PENALTY`` for a warning.
 3. **Distinguish** (a hook: ``select(..., distinguish=f)``): when the two best
-   clusters are close, ``f`` may decide between them (meant for a small database
-   built from the catalog on which they differ; no such builder exists yet, so no
-   caller passes one).
+   clusters are close, ``f`` may decide between them. The regeneration job passes
+   :meth:`sqlgenie.feedback.distinguish.Distinguisher.hook`: a small database built
+   from the catalog on which they differ, and with an LLM a pairwise judge on it
+   (without an LLM it returns None: the pick stays the best-supported cluster).
 4. **Pick** the best score; ties go to the cluster holding the earliest candidate
    (callers order candidates by prior trust: the downvoted answer's neighbours
    first, the first predictions file first).

@@ -1,0 +1,182 @@
+"""Distinguishing databases (:mod:`sqlgenie.feedback.distinguish`) on a real
+PostgreSQL: a tiny onboarded schema (catalog, keys, frequent-value cache), two
+candidates that agree on the real data but not on the built rows are told apart
+with evidence, equivalent ones are not, the scripted judge's pick is used by
+selection, and no scratch schema is left behind."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from sqlgenie.config import load_settings
+from sqlgenie.executor import SafeExecutor
+from sqlgenie.feedback.distinguish import SCRATCH_PREFIX, Distinguisher, parse_verdict
+from sqlgenie.feedback.selection import Candidate, same_result, select
+from sqlgenie.llm.scripted import ScriptedProvider
+
+CITIES = ["Boston", "Chicago", "Denver", "Austin"]
+
+
+def _create_schema(url: str) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA shop")
+        conn.execute("CREATE TABLE shop.customers (id integer PRIMARY KEY, name text NOT NULL, city text NOT NULL)")
+        conn.execute("CREATE TABLE shop.orders (id integer PRIMARY KEY,"
+                     " customer_id integer NOT NULL REFERENCES shop.customers (id),"
+                     " amount numeric(10,2) NOT NULL, status text NOT NULL)")
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO shop.customers VALUES (%s, %s, %s)",
+                            [(i, f"Customer {i}", CITIES[i % 4]) for i in range(1, 41)])
+            # one order per customer, every order delivered: count(*) = count(DISTINCT customer_id),
+            # and a filter on status keeps every row
+            cur.executemany("INSERT INTO shop.orders VALUES (%s, %s, %s, %s)",
+                            [(i, i, 10 + (i * 37) % 500, "delivered") for i in range(1, 41)])
+        conn.execute("ANALYZE shop.customers")
+        conn.execute("ANALYZE shop.orders")
+
+
+@pytest.fixture(scope="module")
+def shop(module_db_url):
+    from onboarding.service import OnboardOptions, onboard_schema
+    from sqlgenie.catalog import load_catalog
+    from sqlgenie.store import connect_store
+
+    _create_schema(module_db_url)
+    settings = load_settings(database_url=module_db_url)
+    onboard_schema("shop", settings=settings, options=OnboardOptions(llm=None))
+    with connect_store(settings) as store:
+        catalog = load_catalog(store, schemas=["shop"], search_path=("shop", "public"))
+    assert catalog.table("orders") is not None and catalog.accepted_joins()
+    return module_db_url, catalog
+
+
+def _scratch_left(url: str) -> list[str]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        return [r[0] for r in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s",
+                                           (SCRATCH_PREFIX + "%",)).fetchall()]
+
+
+def _real(url: str, sql: str, source: str, weight: float = 1.0) -> Candidate:
+    with SafeExecutor(url) as ex:
+        run = ex.run(sql, search_path=["shop", "public"])
+    return Candidate(sql=sql, source=source, rows=[tuple(r) for r in run.rows], columns=list(run.columns),
+                     weight=weight)
+
+
+def test_count_star_and_count_distinct_told_apart_on_rows_that_respect_the_keys(shop):
+    url, catalog = shop
+    a = "SELECT count(DISTINCT o.customer_id) FROM shop.orders o"
+    b = "SELECT count(*) FROM orders o JOIN customers c ON c.id = o.customer_id"
+    assert same_result(_real(url, a, "a"), _real(url, b, "b"))  # 40 = 40 on the real data
+    d = Distinguisher(url, catalog, question="How many customers placed an order?")
+    ev = d.distinguish(a, b, labels=("distinct", "star"))
+    assert ev["distinguished"] is True and ev["pair"] == ["distinct", "star"], ev
+    (ra,), (rb,) = ev["results"][0]["rows"], ev["results"][1]["rows"]
+    assert ra[0] < rb[0]  # repeated customers in the built orders
+    customers, orders = ev["tables"]["shop.customers"], ev["tables"]["shop.orders"]
+    ids = [r[customers["columns"].index("id")] for r in customers["rows"]]
+    assert len(ids) == len(set(ids)) and None not in ids  # primary key
+    oid = [r[orders["columns"].index("id")] for r in orders["rows"]]
+    refs = [r[orders["columns"].index("customer_id")] for r in orders["rows"]]
+    assert len(oid) == len(set(oid)) and set(refs) <= set(ids)  # foreign key respected (NOT NULL: no NULL)
+    assert len(orders["rows"]) >= 2 and ra[0] == len(set(refs)) and rb[0] == len(refs)
+    assert _scratch_left(url) == []
+
+
+def test_filter_on_an_always_true_column_is_told_apart(shop):
+    url, catalog = shop
+    a = "SELECT count(*) FROM shop.orders WHERE status = 'delivered'"
+    b = "SELECT count(*) FROM shop.orders"
+    assert same_result(_real(url, a, "a"), _real(url, b, "b"))
+    d = Distinguisher(url, catalog, question="How many orders were delivered?")
+    ev = d.distinguish(a, b)
+    assert ev["distinguished"] is True, ev
+    orders = ev["tables"]["shop.orders"]
+    statuses = {r[orders["columns"].index("status")] for r in orders["rows"]}
+    assert statuses - {"delivered"}  # a status the real data never has
+    (ra,), (rb,) = ev["results"][0]["rows"], ev["results"][1]["rows"]
+    assert ra[0] == sum(1 for r in orders["rows"] if r[orders["columns"].index("status")] == "delivered")
+    assert rb[0] == len(orders["rows"]) > ra[0]
+    assert _scratch_left(url) == []
+
+
+def test_linked_numbers_split_a_strict_and_a_loose_comparison(shop):
+    url, catalog = shop
+    # no amount is exactly 260 on the real data: > and >= agree there
+    a = "SELECT count(*) FROM shop.orders WHERE amount > 260"
+    b = "SELECT count(*) FROM shop.orders WHERE amount >= 260"
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM shop.orders WHERE amount = 260").fetchone()[0] == 0
+    assert same_result(_real(url, a, "a"), _real(url, b, "b"))
+    d = Distinguisher(url, catalog, question="How many orders are over 260?", linked=[("shop.orders.amount", "260")])
+    ev = d.distinguish(a, b)
+    assert ev["distinguished"] is True, ev
+    orders = ev["tables"]["shop.orders"]
+    amounts = [r[orders["columns"].index("amount")] for r in orders["rows"]]
+    assert any(str(v).startswith("260") for v in amounts)  # the linked value itself separates them
+    # without the linked value the pools hold no 260: no difference found
+    ev2 = Distinguisher(url, catalog, question="How many orders are over 260?").distinguish(a, b)
+    assert ev2["distinguished"] is False
+
+
+@pytest.mark.parametrize("a, b", [
+    ("SELECT count(*) FROM shop.orders", "SELECT count(id) FROM shop.orders"),
+    ("SELECT id FROM shop.orders WHERE amount > 100", "SELECT o.id FROM shop.orders AS o WHERE NOT o.amount <= 100"),
+    ("SELECT c.name FROM shop.customers c WHERE c.id IN (SELECT customer_id FROM shop.orders)",
+     "SELECT c.name FROM shop.customers c WHERE EXISTS (SELECT 1 FROM shop.orders o WHERE o.customer_id = c.id)"),
+])
+def test_equivalent_queries_give_no_distinction(shop, a, b):
+    url, catalog = shop
+    d = Distinguisher(url, catalog, question="q", seeds=12)
+    ev = d.distinguish(a, b)
+    assert ev["distinguished"] is False and ev["tries"] == 12, ev
+    assert "probably equivalent" in ev["note"] and ev["results"] == []
+    assert _scratch_left(url) == []
+
+
+def test_scripted_judge_pick_is_used_by_selection(shop):
+    url, catalog = shop
+    cands = [_real(url, "SELECT count(*) FROM shop.orders o JOIN shop.customers c ON c.id = o.customer_id", "star"),
+             _real(url, "SELECT count(DISTINCT o.customer_id) FROM shop.orders o", "distinct")]
+    cands[1].rows = [(39,)]  # pretend the real data told them apart (two clusters, equal support)
+    assert select(cands).winner == 0  # without a judge: the earliest of two equal clusters
+
+    llm = ScriptedProvider(["B\nThe question counts customers, so duplicates must not count."])
+    d = Distinguisher(url, catalog, question="How many customers placed an order?", llm=llm)
+    sel = select(cands, distinguish=d.hook)
+    assert sel.winner == 1 and sel.runner_up == 0 and sel.rule == "distinguishing database"
+    assert len(llm.requests) == 1
+    prompt = llm.requests[0].last_user_message
+    assert "count(DISTINCT o.customer_id)" in prompt and "How many customers placed an order?" in prompt
+    assert "shop.orders (" in prompt and "customer_id" in prompt  # the distinguishing rows
+    assert d.evidence[0]["judge"]["pick"] == "B" and d.evidence[0]["distinguished"]
+
+    # the judge confirming A keeps A; a judge that picks neither leaves the support's pick
+    for answer, winner in (("A - it joins the customers", 0), ("NEITHER", 0)):
+        d = Distinguisher(url, catalog, question="How many customers placed an order?",
+                          llm=ScriptedProvider([answer]))
+        sel = select(cands, distinguish=d.hook)
+        assert sel.winner == winner and sel.rule == "best-supported cluster"
+    # no LLM: evidence but no pick
+    d = Distinguisher(url, catalog, question="How many customers placed an order?")
+    sel = select(cands, distinguish=d.hook)
+    assert sel.winner == 0 and d.evidence[0]["distinguished"] and "judge" not in d.evidence[0]
+    assert _scratch_left(url) == []
+
+
+def test_failures_are_reported_and_scratch_schemas_dropped(shop):
+    url, catalog = shop
+    d = Distinguisher(url, catalog, question="q", seeds=3)
+    ev = d.distinguish("SELECT count(*) FROM shop.orders", "SELECT 1 / (count(*) - count(*)) FROM shop.orders")
+    assert ev["distinguished"] is False and "failed on the built rows" in ev["note"] and ev["tries"] == 3
+    ev = d.distinguish("SELECT count(*) FROM shop.orders", "SELECT count(*) FROM shop.nowhere")
+    assert ev["distinguished"] is False and "not in the catalog: shop.nowhere" in ev["note"]
+    ev = d.distinguish("SELECT count(*) FROM shop.orders", "SELEC nonsense (")
+    assert ev["distinguished"] is False and ev["note"]
+    assert _scratch_left(url) == []
+
+
+def test_parse_verdict():
+    assert parse_verdict("B\nbecause") == 1 and parse_verdict("Answer: A") == 0
+    assert parse_verdict("**A**") == 0 and parse_verdict("NEITHER") is None and parse_verdict("") is None
