@@ -6,6 +6,10 @@ selection, and no scratch schema is left behind."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import psycopg
 import pytest
 
@@ -174,6 +178,67 @@ def test_failures_are_reported_and_scratch_schemas_dropped(shop):
     assert ev["distinguished"] is False and "not in the catalog: shop.nowhere" in ev["note"]
     ev = d.distinguish("SELECT count(*) FROM shop.orders", "SELEC nonsense (")
     assert ev["distinguished"] is False and ev["note"]
+    assert _scratch_left(url) == []
+
+
+BANK = [
+    # a wrong pair: the average is asked, the maximum is computed
+    ("Average order amount of customers in Boston",
+     "SELECT max(o.amount) AS avg_amount FROM shop.orders o JOIN shop.customers c ON c.id = o.customer_id"
+     " WHERE c.city = 'Boston'"),
+    ("How many orders were delivered?", "SELECT count(*) AS orders FROM shop.orders WHERE status = 'delivered'"),
+]
+
+
+def test_regeneration_review_item_carries_the_distinguishing_evidence(shop):
+    from example_bank.embedder import get_embedder
+    from example_bank.importer import BankContext, import_pairs
+    from sqlgenie.feedback.regenerate import regenerate
+    from sqlgenie.feedback.review import create_item, get_item
+    from sqlgenie.feedback.service import give_feedback
+    from sqlgenie.inference.pipeline import Asker
+    from sqlgenie.store import connect_store, open_connection
+
+    url, _catalog = shop
+    settings = load_settings(database_url=url)
+    with connect_store(settings) as store, open_connection(url, autocommit=True) as target:
+        ctx = BankContext.load(store, target, url)
+        report = import_pairs(ctx, [(i, q, s) for i, (q, s) in enumerate(BANK, 1)],
+                              encode=get_embedder(settings.embedding_model).encode)
+        ctx.close()
+        assert not report.rejected, report.rejected
+    asker = Asker(settings, provider=None)
+    try:
+        question = "Average order amount of customers in Chicago"
+        answer = asker.ask(question)
+        assert answer.id and "max(" in (answer.sql or "").lower()
+        right = ("SELECT avg(o.amount) AS avg_amount FROM shop.orders o JOIN shop.customers c"
+                 " ON c.id = o.customer_id WHERE c.city = 'Chicago'")
+        fb = give_feedback(asker.store, answer.id, "down", sql=right, settings=settings)
+        item, result = regenerate(asker, asker.store, {"ask_id": answer.id, "feedback_id": fb.feedback_id})
+        assert item["differs"] and "avg(" in item["sql"].lower()
+        ev = item["evidence"]["distinguish"]
+        # no runner-up differs from the downvoted answer: the proposal is set against the downvoted answer
+        assert ev["pair"][0] == "user correction" and ev["distinguished"] is True, ev
+        ((avg,),), ((mx,),) = ev["results"][0]["rows"], ev["results"][1]["rows"]
+        assert float(avg) < float(mx)  # two Chicago orders of different amounts
+        cities = {r[ev["tables"]["shop.customers"]["columns"].index("city")]
+                  for r in ev["tables"]["shop.customers"]["rows"]}
+        assert "Chicago" in cities
+        with asker.store.transaction():
+            item_id = create_item(asker.store, kind="regeneration", job_id=None, **item)
+        shown = get_item(asker.store, item_id).to_dict()
+        assert shown["evidence"]["distinguish"]["distinguished"] is True
+        assert shown["evidence"]["distinguish"]["tables"]["shop.orders"]["rows"]
+        env = {**os.environ, "SQLGENIE_DATABASE_URL": url, "SQLGENIE_LLM_PROVIDER": "none",
+               "SQLGENIE_SERVER_URL": "off", "COLUMNS": "200"}
+        out = subprocess.run([sys.executable, "-m", "sqlgenie", "review", "show", str(item_id)], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        assert "why they differ: user correction and downvoted answer on these rows" in out.stdout
+        assert "shop.orders (id, customer_id, amount, status):" in out.stdout and "'Chicago'" in out.stdout
+    finally:
+        asker.close()
     assert _scratch_left(url) == []
 
 

@@ -36,6 +36,11 @@ def select(
     keys: str = typer.Option(
         "drop", "--keys", help="Keys of the loaded copies the critic's catalogs use (as eval load --keys).",
     ),
+    distinguish: bool = typer.Option(
+        False, "--distinguish",
+        help="Build a distinguishing database for close calls between the two best clusters (no LLM: "
+        "evidence only, the pick does not change; figures under \"distinguish\").",
+    ),
     cache: Optional[Path] = typer.Option(None, "--cache", help="Pickle of execution results to reuse between runs."),
     timeout_ms: Optional[int] = typer.Option(None, "--timeout-ms", help="Statement timeout per query."),
     out: Optional[Path] = typer.Option(None, "--out", help="Per-question records (JSONL)."),
@@ -63,7 +68,7 @@ def select(
         result = evaluate_selection(
             ds, _url(), files, candidates_file=candidates, questions_file=questions, dbs=parse_db_filter(dbs),
             limit=limit, timeout_ms=timeout_ms or get_settings().statement_timeout_ms, weights=weights,
-            cache_path=cache, critic=critic, keys=keys, progress=progress,
+            cache_path=cache, critic=critic, keys=keys, distinguish=distinguish, progress=progress,
         )
     s = result.summary
     err_console.print(

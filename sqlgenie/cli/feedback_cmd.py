@@ -182,6 +182,17 @@ def review_show(item_id: int = typer.Argument(...), as_json: bool = JSON_OPTION)
         console.print(f"runner-up: {item.runner_up_sql}", highlight=False)
     if not item.differs:
         console.print("[yellow]No candidate differs from the answer that got the thumbs-down.[/]")
+    dist = (item.evidence or {}).get("distinguish") or {}
+    if dist.get("distinguished"):
+        from sqlgenie.feedback.distinguish import render_result, render_tables
+
+        a, b = dist["results"]
+        console.print(f"[bold]why they differ[/]: {a['label']} and {b['label']} on these rows", highlight=False)
+        console.print(render_tables(dist), highlight=False, markup=False)
+        for res in (a, b):
+            console.print(f"{res['label']} returns:\n{render_result(res)}", highlight=False, markup=False)
+        if (dist.get("selection_judge") or {}).get("pick"):
+            console.print(f"LLM judge picked {dist['selection_judge']['pick']}", highlight=False)
     console.print_json(data=item.evidence, default=str)
 
 

@@ -133,11 +133,12 @@ class Distinguisher:
     def hook(self, candidates: Sequence[Any], a: Any, b: Any) -> int | None:
         """``select(..., distinguish=d.hook)``: 0 / 1 when the judge picks, else None."""
         ca, cb = candidates[a.members[0]], candidates[b.members[0]]
-        ev = self.distinguish(ca.sql, cb.sql, labels=(ca.source, cb.source))
+        # a candidate transpiled to PostgreSQL keeps that SQL in meta["pg_sql"] (eval select)
+        sa, sb = (c.meta.get("pg_sql") or c.sql for c in (ca, cb))
+        ev = self.distinguish(sa, sb, labels=(ca.source, cb.source))
         if not ev["distinguished"] or self.llm is None:
             return None
-        pick = self.judge(ca.sql, cb.sql, ev)
-        return pick
+        return self.judge(sa, sb, ev)
 
     # --- the database ---------------------------------------------------------------------
 

@@ -108,7 +108,8 @@ def _reliabilities(per_question: list[list[Candidate]], systems: int) -> list[fl
 def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candidates_file: Path | None = None,
                        questions_file: str | None = None, dbs: set[str] | None = None, limit: int | None = None,
                        timeout_ms: int = 30_000, weights: str = "agreement", cache_path: Path | None = None,
-                       critic: bool = True, keys: str = "drop", progress: Progress | None = None) -> Any:
+                       critic: bool = True, keys: str = "drop", distinguish: bool = False,
+                       progress: Progress | None = None) -> Any:
     from sqlgenie.eval import compare
     from sqlgenie.eval.runners import PostgresRunner, SQLiteRunner
     from sqlgenie.eval.tasks import (TaskResult, _needed_dbs, _references, load_dataset, read_predictions, run_gold,
@@ -116,6 +117,8 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
 
     if not files:
         raise InputError("Give at least one predictions file: --predictions F1 F2 ...")
+    if distinguish and not critic:
+        raise InputError("--distinguish builds its databases from the critic's catalogs: drop --no-critic.")
     if weights not in ("agreement", "equal"):
         raise InputError(f"--weights must be agreement or equal, not {weights!r}.")
     preds = [read_predictions(f) for f in files]
@@ -134,6 +137,7 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
     rows: list[dict[str, Any]] = []
     per_question: list[list[Candidate]] = []
     truth: list[list[bool]] = []
+    asked: list[tuple[str, str]] = []
     try:
         for n, q in enumerate(questions):
             schema = dataset.schema_name(q.db_id)
@@ -160,6 +164,7 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
             right = [c.ok and any(compare.results_match(g, c.rows or [], ordered=o) for g, o in refs) for c in cands]
             per_question.append(cands)
             truth.append(right)
+            asked.append((q.db_id, q.question))
             rows.append({"index": q.index, "db_id": q.db_id})
             if progress:
                 progress(n + 1, len(questions))
@@ -181,11 +186,32 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
     single = [0] * systems
     records = []
     scored = iter(r for r in rows if not r.get("gold_error"))
-    for cands, right in zip(per_question, truth):
+    dstats: Counter = Counter()
+    dstore = None
+    if distinguish:
+        from sqlgenie.config import get_settings
+        from sqlgenie.store.connection import store_url
+
+        dstore = store_url(get_settings())
+    for (db_id, text), cands, right in zip(asked, per_question, truth):
         rec = next(scored)
         for i, c in enumerate(cands):
             c.weight = w[i] if i < systems else extra_w / max(1, len(cands) - systems) * 1.0
-        sel = select(cands)
+        hook = None
+        if dstore is not None and checker is not None and db_id in checker.catalogs:
+            from sqlgenie.feedback.distinguish import Distinguisher
+
+            judge = Distinguisher(dstore, checker.catalogs[db_id], question=text)
+            hook = judge.hook
+        sel = select(cands, distinguish=hook)
+        if hook is not None and judge.evidence:
+            ev = judge.evidence[0]
+            dstats["calls"] += 1
+            dstats["distinguished"] += bool(ev["distinguished"])
+            dstats["not_in_catalog"] += "not in the catalog" in ev["note"]
+            dstats["failed_on_rows"] += "failed on the built rows" in ev["note"] or "failed:" in ev["note"]
+            dstats["ms"] += ev.get("ms", 0.0)
+            rec["distinguish"] = {k: ev[k] for k in ("distinguished", "seed", "tries", "note")}
         maj = majority(cands)
         ok_sel = sel.winner is not None and right[sel.winner]
         ok_maj = maj is not None and right[maj]
@@ -215,6 +241,11 @@ def evaluate_selection(dataset: Any, url: str, files: Sequence[Path], *, candida
         "ex_selected": frac(selected), "ex_best_single": max((frac(k) for k in single), default=0.0),
         "ex_majority": frac(major), "ex_oracle": frac(oracle),
     }
+    if distinguish:
+        calls = dstats["calls"]
+        summary["distinguish"] = {"calls": calls, "distinguished": dstats["distinguished"],
+                                  "not_in_catalog": dstats["not_in_catalog"], "failed_on_rows": dstats["failed_on_rows"],
+                                  "ms_mean": round(dstats["ms"] / calls, 1) if calls else 0.0, "llm_judge": False}
     return TaskResult(summary, records + skipped)
 
 
