@@ -105,23 +105,38 @@ def test_filter_on_an_always_true_column_is_told_apart(shop):
     assert _scratch_left(url) == []
 
 
-def test_linked_numbers_split_a_strict_and_a_loose_comparison(shop):
+def test_query_constants_split_a_strict_and_a_loose_comparison(shop):
     url, catalog = shop
     # no amount is exactly 260 on the real data: > and >= agree there
     a = "SELECT count(*) FROM shop.orders WHERE amount > 260"
-    b = "SELECT count(*) FROM shop.orders WHERE amount >= 260"
+    b = "SELECT count(*) FROM shop.orders AS o WHERE o.amount >= 260"
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT count(*) FROM shop.orders WHERE amount = 260").fetchone()[0] == 0
     assert same_result(_real(url, a, "a"), _real(url, b, "b"))
-    d = Distinguisher(url, catalog, question="How many orders are over 260?", linked=[("shop.orders.amount", "260")])
-    ev = d.distinguish(a, b)
+    ev = Distinguisher(url, catalog, question="How many orders are over 260?").distinguish(a, b)
     assert ev["distinguished"] is True, ev
     orders = ev["tables"]["shop.orders"]
     amounts = [r[orders["columns"].index("amount")] for r in orders["rows"]]
-    assert any(str(v).startswith("260") for v in amounts)  # the linked value itself separates them
-    # without the linked value the pools hold no 260: no difference found
-    ev2 = Distinguisher(url, catalog, question="How many orders are over 260?").distinguish(a, b)
-    assert ev2["distinguished"] is False
+    assert any(str(v) in ("260", "260.00") for v in amounts)  # the constant itself separates them
+
+
+def test_pools_hold_linked_values_constants_cached_values_and_an_outsider(shop):
+    url, catalog = shop
+    from sqlgenie.autocorrect.base import parse_sql
+    from sqlgenie.feedback.distinguish import _query_literals
+
+    d = Distinguisher(url, catalog, question="orders of customers in Denver over 100",
+                      linked=[("shop.customers.city", "Denver"), ("shop.orders.amount", "100")])
+    trees = [parse_sql("SELECT c.name FROM shop.customers c WHERE c.name LIKE 'Cust%' AND c.id IN (3, 4)")]
+    tables, missing = d._tables(trees)
+    assert not missing and set(tables) == {"shop.customers"}
+    tables.update(d._tables([parse_sql("SELECT 1 FROM shop.orders")])[0])
+    pools = d._pools(tables, _query_literals(catalog, trees, tables))
+    city = pools[("shop.customers", "city")]
+    assert city[0] == "Denver" and set(CITIES) <= set(city) and "other city" in city  # linked, cached, outsider
+    assert {99, 100, 101} <= {int(v) for v in pools[("shop.orders", "amount")]}  # linked number and neighbours
+    assert {3, 4} <= set(pools[("shop.customers", "id")]) and "Cust" in pools[("shop.customers", "name")]
+    assert "delivered" in pools[("shop.orders", "status")] and "other status" in pools[("shop.orders", "status")]
 
 
 @pytest.mark.parametrize("a, b", [

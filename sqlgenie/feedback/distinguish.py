@@ -8,12 +8,14 @@ table that separate them:
 1. the tables both queries read (sqlglot, :func:`~sqlgenie.autocorrect.resolve.base_tables`)
    are resolved in the catalog; a table the catalog does not know stops the attempt;
 2. for each random seed (at most ``seeds``), every table gets 1..``rows_per_table``
-   rows that **respect the keys**: primary-key values are unique, a column that
+   rows (two more every fourth seed; odd seeds draw half the columns from one or
+   two values of their pool, so that values repeat) that **respect the keys**: primary-key values are unique, a column that
    references another table of the set (an accepted join of the catalog) takes a
    value of one of that table's rows (or NULL when it is nullable); the other
    values come from small pools so that rows repeat and filters split them: the
-   question's **linked values** (:mod:`sqlgenie.inference.value_linking`) for
-   their columns (numbers also one above and below), the column's **cached
+   question's **linked values** (:mod:`sqlgenie.inference.value_linking`) and the
+   constants the queries compare the column with (numbers also one above and
+   below: ``>`` against ``>=``), the column's **cached
    frequent values** (``sqlgenie.value_cache``) and catalog profile (common
    values, min / max), one value of no pool (so a filter on an always-true column
    has something to filter) and NULL for nullable columns;
@@ -126,6 +128,7 @@ class Distinguisher:
             if value not in vals:
                 vals.append(str(value))
         self.evidence: list[dict[str, Any]] = []  # every distinguish() result, in order
+        self._seed = 0
         self._memo: dict[tuple[str, str], dict[str, Any]] = {}
 
     # --- selection hook -----------------------------------------------------------------
@@ -190,7 +193,7 @@ class Distinguisher:
             except Exception:
                 ordered.append(False)
         rewritten = [self._rewrite(t, scratch, tables).sql(dialect="postgres") for t in trees]
-        pools = self._pools(tables)
+        pools = self._pools(tables, _query_literals(self.catalog, trees, tables))
         with psycopg.connect(self.store_url, autocommit=True, connect_timeout=10) as store:
             try:
                 store.execute(pgsql.SQL("CREATE SCHEMA {}").format(pgsql.Identifier(scratch)))
@@ -202,6 +205,7 @@ class Distinguisher:
                 with SafeExecutor(self.store_url, statement_timeout_ms=self.timeout_ms, row_cap=200) as ex:
                     for seed in range(self.seeds):
                         ev["tries"] = seed + 1
+                        self._seed = seed
                         data = self._generate(tables, order, pools, random.Random(seed))
                         for q in order:
                             store.execute(pgsql.SQL("TRUNCATE {}.{}").format(
@@ -321,26 +325,41 @@ class Distinguisher:
             out.setdefault(int(cid), []).append(value)
         return out
 
-    def _pools(self, tables: dict[str, _Table]) -> dict[tuple[str, str], list[Any]]:
+    def _pools(self, tables: dict[str, _Table], literals: dict[str, list[str]] | None = None
+               ) -> dict[tuple[str, str], list[Any]]:
         cached = self._cached_values(tables)
         pools: dict[tuple[str, str], list[Any]] = {}
         for q, t in tables.items():
             for c in t.columns:
-                raw: list[str] = list(self.linked.get(f"{q}.{c.name}".lower(), []))
+                named = list(self.linked.get(f"{q}.{c.name}".lower(), []))
+                for v in (literals or {}).get(f"{q}.{c.name}".lower(), []):
+                    if v not in named:
+                        named.append(v)
+                raw: list[str] = list(named)
                 raw += cached.get(c.column_id, []) if c.column_id is not None else []
                 raw += [v for v, _share in c.common_values[:CACHED_PER_COLUMN]]
                 raw += [v for v in (c.min_value, c.max_value) if v is not None]
-                pools[(q, c.name)] = _typed_pool(c, raw, self.linked.get(f"{q}.{c.name}".lower(), []))
+                pools[(q, c.name)] = _typed_pool(c, raw, named)
         return pools
 
     def _generate(self, tables: dict[str, _Table], order: list[str], pools: dict[tuple[str, str], list[Any]],
                   rng: random.Random) -> dict[str, list[tuple]]:
         data: dict[str, list[tuple]] = {}
+        # later seeds: more rows, and half the columns draw from a narrow part of their
+        # pool (repeated values: groups, duplicates, HAVING counts, filters that all hit)
+        seed_rows = self.rows_per_table + 2 * (self._seed // 4)
+        narrow = self._seed % 2 == 1
         for q in order:
             t = tables[q]
             names = [c.name.lower() for c in t.columns]
             pk = [p.lower() for p in t.info.primary_key if p.lower() in names]
-            n = rng.randint(1, self.rows_per_table)
+            n = rng.randint(1, seed_rows)
+            local = {}
+            for c in t.columns:
+                pool = pools[(q, c.name)]
+                if narrow and len(pool) > 2 and rng.random() < 0.5:
+                    pool = rng.sample(pool, rng.randint(1, 2))
+                local[c.name] = pool
             rows: list[list[Any]] = []
             keys: set[tuple] = set()
             for i in range(n * 4):
@@ -363,7 +382,7 @@ class Distinguisher:
                     if len(pk) == 1 and name == pk[0]:
                         row.append(_key_value(c, pools[(q, c.name)], len(rows), rng))
                         continue
-                    pool = pools[(q, c.name)]
+                    pool = local[c.name]
                     if c.nullable and name not in pk and rng.random() < NULL_SHARE:
                         row.append(None)
                     else:
@@ -418,6 +437,60 @@ def render_result(res: dict[str, Any]) -> str:
     head = ", ".join(res.get("columns") or [])
     rows = ["  " + ", ".join("NULL" if v is None else repr(v) for v in r) for r in res.get("rows") or []]
     return "\n".join([f"  ({head})"] + (rows or ["  (no rows)"]))
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike)
+
+
+def _query_literals(catalog: Catalog, trees: Sequence[exp.Expression], tables: dict[str, _Table]
+                    ) -> dict[str, list[str]]:
+    """Constants the queries compare columns with (``year > 1980``, ``name = 'Kyle'``,
+    ``x IN (1, 2)``, ``LIKE '%a%'``), by ``schema.table.column``: rows holding them
+    (and, for numbers, one above and below) are the ones such filters split."""
+    from sqlgenie.autocorrect.resolve import base_tables
+
+    out: dict[str, list[str]] = {}
+    by_column: dict[str, list[str]] = {}
+    for q, t in tables.items():
+        for c in t.columns:
+            by_column.setdefault(c.name.lower(), []).append(q)
+
+    def add(col: exp.Column, lit: exp.Literal, aliases: dict[str, str], like: bool = False) -> None:
+        value = lit.this if isinstance(lit.this, str) else str(lit.this)
+        if like:
+            value = value.replace("%", "").replace("_", " ").strip()
+            if not value:
+                return
+        name = col.name.lower()
+        owners = [aliases[col.table.lower()]] if col.table and col.table.lower() in aliases else by_column.get(name, [])
+        for q in owners:
+            vals = out.setdefault(f"{q}.{name}".lower(), [])
+            if value not in vals:
+                vals.append(value)
+
+    for tree in trees:
+        aliases: dict[str, str] = {}
+        for node in base_tables(tree):
+            info = catalog.table(node.name, node.db or None)
+            if info is not None:
+                aliases[node.alias_or_name.lower()] = info.qualified
+                aliases.setdefault(node.name.lower(), info.qualified)
+        for pred in tree.find_all(*_COMPARISONS):
+            left, right = pred.this, pred.expression
+            for col, lit in ((left, right), (right, left)):
+                if isinstance(col, exp.Column) and isinstance(lit, exp.Literal):
+                    add(col, lit, aliases, like=isinstance(pred, (exp.Like, exp.ILike)))
+        for node in tree.find_all(exp.In):
+            if isinstance(node.this, exp.Column):
+                for lit in node.expressions:
+                    if isinstance(lit, exp.Literal):
+                        add(node.this, lit, aliases)
+        for node in tree.find_all(exp.Between):
+            if isinstance(node.this, exp.Column):
+                for lit in (node.args.get("low"), node.args.get("high")):
+                    if isinstance(lit, exp.Literal):
+                        add(node.this, lit, aliases)
+    return out
 
 
 def _is_key(info: TableInfo, columns: Sequence[str]) -> bool:
