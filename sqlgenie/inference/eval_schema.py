@@ -19,11 +19,14 @@ the pruned schema prompt's tokens over the full schema prompt's), their per-ques
 means (``*_macro``), timings, and ``curve``: the same figures for a few other δ (scores are computed once).
 
 ``python -m sqlgenie.inference.eval_schema fit`` refits the pruning weights on Spider
-*train* (``train_spider_compact.json``): a weighted logistic regression (join columns
+*train* (``train_spider_compact.json``, plus a copy of its questions with schema words
+replaced by WordNet synonyms unless ``--no-synonyms``; needs the WordNet files, see
+:mod:`~sqlgenie.inference.eval_variants`): a weighted logistic regression (join columns
 left out), with the ``log_db_cols`` weight then raised by :data:`SIZE_WEIGHT` (see
 :func:`fit_weights`). The operating point is chosen on *out-of-fold* train scores
 (5 folds by database, so every score comes from a model that never saw that
-database): the largest δ whose column recall reaches :data:`TARGET_RECALL`; the bias is
+database): the largest δ whose column recall on the original questions reaches
+:data:`TARGET_RECALL`; the bias is
 then re-centred so that the default δ (0.30) is that point. It prints the weights for
 ``pruning.WEIGHTS``, the out-of-fold figures (overall and per fold) and curve.
 """
@@ -543,6 +546,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--default", type=float, default=0.30)
     ap.add_argument("--keys", default="drop")
+    ap.add_argument("--synonyms", action=argparse.BooleanOptionalAction, default=True,
+                    help="also fit on a copy of the questions with schema words replaced by WordNet "
+                         "synonyms (eval_variants); δ is still chosen on the original questions")
     args = ap.parse_args(argv)
     from sqlgenie.eval.datasets import open_dataset
 
@@ -553,8 +559,15 @@ def main(argv: list[str] | None = None) -> None:
     catalogs = prepare_catalogs(dataset, settings, {q.db_id for q in questions}, keys=args.keys)
     pruners = _make_pruners(catalogs, settings, None)
     items, _ = collect(dataset, questions, pruners, catalogs)
+    extra: list[Scored] = []
+    if args.synonyms:
+        from sqlgenie.inference.eval_variants import synonym_questions
+
+        extra, _ = collect(dataset, synonym_questions(questions, catalogs)[0], pruners, catalogs)
     options = {"positive_weight": args.positive_weight, "l2": args.l2, "size_weight": args.size_weight}
-    oof, item_fold = cross_validate(items, pruners, folds=args.folds, **options)
+    oof, item_fold = cross_validate(items + extra, pruners, folds=args.folds, **options)
+    syn_oof = oof[len(items):]
+    oof, item_fold = oof[:len(items)], item_fold[:len(items)]
     delta, at = choose_threshold(items, pruners, oof, args.target_recall)
     per_fold = []
     for f in range(args.folds):
@@ -564,12 +577,14 @@ def main(argv: list[str] | None = None) -> None:
     logit = math.log(delta / (1 - delta))
     around = [1.0 / (1.0 + math.exp(-(logit + k))) for k in (-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0)]
     oof_curve = [{k: v for k, v in summarize(items, pruners, d, oof).items() if k in keep} for d in around]
-    weights = recentre(fit_weights(items, pruners, **options), delta, args.default)
+    weights = recentre(fit_weights(items + extra, pruners, **options), delta, args.default)
     scores = model_scores(items, weights)
     print(json.dumps({
         "weights": {k: round(v, 4) for k, v in weights.items()},
         "out_of_fold": {**{k: at[k] for k in keep}, "folds": per_fold,
                         "curve": oof_curve},
+        **({"out_of_fold_synonyms": {k: v for k, v in summarize(extra, pruners, delta, syn_oof).items()
+                                     if k in keep}} if extra else {}),
         "train_at_default": {k: v for k, v in summarize(items, pruners, args.default, scores).items() if k in keep},
         "curve": [{k: v for k, v in summarize(items, pruners, d, scores).items() if k in keep} for d in DEFAULT_CURVE],
     }))
