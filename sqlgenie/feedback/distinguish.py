@@ -9,16 +9,17 @@ table that separate them:
    are resolved in the catalog; a table the catalog does not know stops the attempt;
 2. for each random seed (at most ``seeds``), every table gets 1..``rows_per_table``
    rows (two more every fourth seed; odd seeds draw half the columns from one or
-   two values of their pool, so that values repeat) that **respect the keys**: primary-key values are unique, a column that
-   references another table of the set (an accepted join of the catalog) takes a
-   value of one of that table's rows (or NULL when it is nullable); the other
-   values come from small pools so that rows repeat and filters split them: the
-   question's **linked values** (:mod:`sqlgenie.inference.value_linking`) and the
-   constants the queries compare the column with (numbers also one above and
-   below: ``>`` against ``>=``), the column's **cached
-   frequent values** (``sqlgenie.value_cache``) and catalog profile (common
-   values, min / max), one value of no pool (so a filter on an always-true column
-   has something to filter) and NULL for nullable columns;
+   two values of their pool, so that values repeat) that **respect the keys**:
+   primary-key values are unique (a column merely found unique in the data is
+   not: ``count(*)`` against ``count(DISTINCT x)`` hinges on it); a column that references another table of the set (an accepted join
+   of the catalog, or a ``column = column`` condition of either query) takes a
+   value of one of that table's rows (or NULL when it is nullable). The other
+   values come from small pools: the question's **linked values**
+   (:mod:`sqlgenie.inference.value_linking`) and the constants the queries compare
+   the column with (numbers also one above and below: ``>`` against ``>=``), the
+   column's **cached frequent values** (``sqlgenie.value_cache``) and catalog
+   profile (common values, min / max), one value of no pool (so that a filter on
+   an always-true column has something to filter) and NULL for nullable columns;
 3. the rows are written by the **store connection** into a scratch schema
    ``sqlgenie_distinguish_<random>`` (:func:`sqlgenie.autocorrect.dummy.create_scratch_table`,
    parameters and ``psycopg.sql`` identifiers only), both queries are rewritten to
@@ -111,7 +112,7 @@ class Distinguisher:
     the pairwise judge (``None``: no judge)."""
 
     def __init__(self, store_url: str, catalog: Catalog, *, question: str = "", linked: Iterable[Any] = (),
-                 cached: bool = True, llm: Any = None, seeds: int = 12, rows_per_table: int = 4,
+                 cached: bool = True, llm: Any = None, seeds: int = 20, rows_per_table: int = 4,
                  timeout_ms: int = 2000) -> None:
         self.store_url = store_url
         self.catalog = catalog
@@ -266,6 +267,27 @@ class Distinguisher:
                 if child == parent and cc.lower() == pc.lower():
                     continue
                 tables[child].refs.setdefault(cc.lower(), (parent, pc))
+        # the queries' own column = column conditions (ON a.x = b.y) hold like references,
+        # so that the built rows join at all (a key the catalog has not accepted)
+        for tree in trees:
+            aliases = _aliases(self.catalog, tree)
+            for eq in tree.find_all(exp.EQ):
+                left, right = eq.this, eq.expression
+                if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
+                    continue
+                lq, rq = _owner(left, aliases, tables), _owner(right, aliases, tables)
+                if lq is None or rq is None or lq == rq:
+                    continue
+                (cq, cc), (pq, pc) = (lq, left.name), (rq, right.name)
+                if not _is_key(tables[rq].info, [right.name]) and _is_key(tables[lq].info, [left.name]):
+                    (cq, cc), (pq, pc) = (rq, right.name), (lq, left.name)
+                child_cols = {c.name.lower(): c.name for c in tables[cq].columns}
+                parent_cols = {c.name.lower(): c.name for c in tables[pq].columns}
+                if cc.lower() not in child_cols or pc.lower() not in parent_cols:
+                    continue
+                if any(p == cq for p, _ in tables[pq].refs.values()):
+                    continue  # the other way round already: no cycle of two
+                tables[cq].refs.setdefault(cc.lower(), (pq, parent_cols[pc.lower()]))
         return tables, missing
 
     @staticmethod
@@ -362,6 +384,7 @@ class Distinguisher:
                 local[c.name] = pool
             rows: list[list[Any]] = []
             keys: set[tuple] = set()
+
             for i in range(n * 4):
                 if len(rows) >= n:
                     break
@@ -442,13 +465,32 @@ def render_result(res: dict[str, Any]) -> str:
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike)
 
 
+def _aliases(catalog: Catalog, tree: exp.Expression) -> dict[str, str]:
+    """Table alias (and name) -> qualified name, for the tables of ``tree`` the catalog knows."""
+    from sqlgenie.autocorrect.resolve import base_tables
+
+    aliases: dict[str, str] = {}
+    for node in base_tables(tree):
+        info = catalog.table(node.name, node.db or None)
+        if info is not None:
+            aliases[node.alias_or_name.lower()] = info.qualified
+            aliases.setdefault(node.name.lower(), info.qualified)
+    return aliases
+
+
+def _owner(col: exp.Column, aliases: dict[str, str], tables: dict[str, _Table]) -> str | None:
+    """The qualified table of ``col``: its qualifier, else the one table of the set having it."""
+    if col.table:
+        return aliases.get(col.table.lower())
+    owners = [q for q, t in tables.items() if any(c.name.lower() == col.name.lower() for c in t.columns)]
+    return owners[0] if len(owners) == 1 else None
+
+
 def _query_literals(catalog: Catalog, trees: Sequence[exp.Expression], tables: dict[str, _Table]
                     ) -> dict[str, list[str]]:
     """Constants the queries compare columns with (``year > 1980``, ``name = 'Kyle'``,
     ``x IN (1, 2)``, ``LIKE '%a%'``), by ``schema.table.column``: rows holding them
     (and, for numbers, one above and below) are the ones such filters split."""
-    from sqlgenie.autocorrect.resolve import base_tables
-
     out: dict[str, list[str]] = {}
     by_column: dict[str, list[str]] = {}
     for q, t in tables.items():
@@ -469,12 +511,7 @@ def _query_literals(catalog: Catalog, trees: Sequence[exp.Expression], tables: d
                 vals.append(value)
 
     for tree in trees:
-        aliases: dict[str, str] = {}
-        for node in base_tables(tree):
-            info = catalog.table(node.name, node.db or None)
-            if info is not None:
-                aliases[node.alias_or_name.lower()] = info.qualified
-                aliases.setdefault(node.name.lower(), info.qualified)
+        aliases = _aliases(catalog, tree)
         for pred in tree.find_all(*_COMPARISONS):
             left, right = pred.this, pred.expression
             for col, lit in ((left, right), (right, left)):
