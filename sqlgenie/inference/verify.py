@@ -520,58 +520,80 @@ def unlicensed_filters(tree: exp.Expression, example_masked: str, new_masked: st
     return out
 
 
-KnownValues = Callable[[str], "set[str]"]
+class BankValues:
+    """``text -> columns`` over the string constants of the verified bank SQL in a scope,
+    looked up on demand: only the few word groups a question adds to its example are
+    searched (``ILIKE`` on the stored SQL, then the matching SQL parsed with sqlglot to
+    keep real constants), and answers are cached until the bank changes."""
+
+    def __init__(self, store: Any, allowed: Any, stamp: Any = None) -> None:
+        self.store, self.allowed, self.stamp = store, allowed, stamp
+        self.cache: dict[str, set[str]] = {}
+
+    def __call__(self, text: str) -> set[str]:
+        return self.many([text]).get(text, set())
+
+    def many(self, texts: Sequence[str]) -> dict[str, set[str]]:
+        todo = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if todo:
+            found: dict[str, set[str]] = {t: set() for t in todo}
+            patterns = ["%" + t + "%" for t in todo]  # word groups: letters, digits and spaces only
+            query = "SELECT sql FROM sqlgenie.bank_examples WHERE status = 'verified' AND sql ILIKE ANY(%s)"
+            params: list[Any] = [patterns]
+            if self.allowed is not None:
+                query += " AND tables <@ %s"
+                params.append(sorted(self.allowed))
+            try:
+                rows = self.store.execute(query + " LIMIT 500", params).fetchall()
+            except Exception:
+                rows = []
+            for (sql,) in rows:
+                try:
+                    tree = parse_sql(sql)
+                except Exception:
+                    continue
+                for lit in tree.find_all(exp.Literal):
+                    if not lit.is_string or len(lit.this) > 80:
+                        continue
+                    text = " ".join(re.findall(r"[a-z0-9]+", lit.this.lower()))
+                    if text not in found:
+                        continue
+                    parent = lit.parent
+                    while isinstance(parent, (exp.Cast, exp.Paren, exp.Tuple, exp.Lower, exp.Upper)):
+                        parent = parent.parent
+                    if isinstance(parent, (exp.EQ, exp.In, exp.Like, exp.ILike, exp.NEQ)):
+                        col = next(parent.find_all(exp.Column), None)
+                        found[text].add(col.name.lower() if col is not None else "?")
+            self.cache.update(found)
+        return {t: self.cache.get(t, set()) for t in texts}
 
 
-def bank_values(retriever: Any) -> KnownValues:
-    """``text -> columns`` over the string constants of the verified bank SQL in the
-    retriever's scope (parsed with sqlglot; cached on the retriever until its scope or
-    bank size changes)."""
-    from sqlgenie.catalog import Catalog  # noqa: F401  (typing only)
+KnownValues = BankValues
 
+
+def bank_values(retriever: Any) -> BankValues:
+    """The :class:`BankValues` of the retriever's scope (kept on the retriever until its
+    scope or the verified bank changes)."""
     allowed = getattr(retriever, "allowed", None)
     store = retriever.store
     try:
         if allowed is None:
-            rows = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'")
+            row = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'")
         else:
-            rows = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'"
-                                 " AND tables <@ %s", (sorted(allowed),))
-        stamp = (tuple(sorted(allowed)) if allowed is not None else None, *rows.fetchone())
+            row = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'"
+                                " AND tables <@ %s", (sorted(allowed),))
+        stamp = (tuple(sorted(allowed)) if allowed is not None else None, *row.fetchone())
     except Exception:
-        return lambda _text: set()
+        stamp = None
     cached = getattr(retriever, "_verify_bank_values", None)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    index: dict[str, set[str]] = {}
-    query = "SELECT sql FROM sqlgenie.bank_examples WHERE status = 'verified'"
-    params: tuple = ()
-    if allowed is not None:
-        query += " AND tables <@ %s"
-        params = (sorted(allowed),)
-    for (sql,) in store.execute(query, params):
-        try:
-            tree = parse_sql(sql)
-        except Exception:
-            continue
-        for lit in tree.find_all(exp.Literal):
-            if not lit.is_string or not lit.this.strip() or len(lit.this) > 60:
-                continue
-            parent = lit.parent
-            while isinstance(parent, (exp.Cast, exp.Paren, exp.Tuple, exp.Lower, exp.Upper)):
-                parent = parent.parent
-            if not isinstance(parent, (exp.EQ, exp.In, exp.Like, exp.ILike, exp.NEQ)):
-                continue
-            col = parent.this if isinstance(parent.this, exp.Column) else next(parent.find_all(exp.Column), None)
-            text = " ".join(re.findall(r"[a-z0-9]+", lit.this.lower()))
-            if text and not text.isdigit():
-                index.setdefault(text, set()).add(col.name.lower() if col is not None else "?")
-    lookup = lambda text: index.get(text, set())  # noqa: E731
+    if cached is not None and stamp is not None and cached.stamp == stamp:
+        return cached
+    values = BankValues(store, allowed, stamp)
     try:
-        retriever._verify_bank_values = (stamp, lookup)
+        retriever._verify_bank_values = values
     except AttributeError:
         pass
-    return lookup
+    return values
 
 
 def unaccounted_values(tree: exp.Expression, example_masked: str, new_masked: str,
@@ -587,21 +609,29 @@ def unaccounted_values(tree: exp.Expression, example_masked: str, new_masked: st
     upper = set(re.findall(r"\b[A-Z]{2,}\b", new_masked))  # "US", "AA": codes, even when they spell a stop word
     in_sql = {" ".join(re.findall(r"[a-z0-9]+", lit.this.lower())) for lit in tree.find_all(exp.Literal)
               if lit.is_string}
-    found: list[str] = []
+    candidates: list[str] = []
     for size in range(max_words, 0, -1):
         for k in range(len(words) - size + 1):
             gram = words[k:k + size]
             if _MASK in gram or all(lemma(w) in ex for w in gram) or gram[0] in _STOPISH or gram[-1] in _STOPISH:
                 continue
             text = " ".join(gram)
-            if text.isdigit() or text in in_sql or any(text in f for f in found) or \
+            if text.isdigit() or text in in_sql or \
                     (size == 1 and (len(text) < 2 or ((len(text) < 3 or text in _STOP) and text.upper() not in upper))):
                 continue
-            cols = set(known_values(text)) if known_values is not None else set()
-            if value_columns is not None and size > 1 or (value_columns is not None and len(text) > 3):
-                cols |= {c.rsplit(".", 1)[-1] for c in value_columns(text)}
-            if cols:
-                found.append(text)
+            candidates.append(text)
+    if not candidates:
+        return []
+    known = known_values.many(candidates) if known_values is not None else {}
+    found: list[str] = []
+    for text in candidates:
+        if any(text in f for f in found):
+            continue
+        cols = set(known.get(text, ()))
+        if value_columns is not None and (" " in text or len(text) > 3):
+            cols |= {c.rsplit(".", 1)[-1] for c in value_columns(text)}
+        if cols:
+            found.append(text)
     if not found:
         return []
     return [f"your question mentions {', '.join(map(_quote, found))}, which verified examples use as a value, "
