@@ -568,10 +568,31 @@ class BankValues:
         return {t: self.cache.get(t, set()) for t in texts}
 
 
-KnownValues = BankValues
+KnownValues = Any  # BankValues or its lazy wrapper: .many(texts) and __call__(text)
 
 
-def bank_values(retriever: Any) -> BankValues:
+class _LazyBankValues:
+    """Resolves :func:`_bank_values` on first use (exact matches never need it)."""
+
+    def __init__(self, retriever: Any) -> None:
+        self.retriever = retriever
+        self._values: BankValues | None = None
+
+    def many(self, texts: Sequence[str]) -> dict[str, set[str]]:
+        if self._values is None:
+            self._values = _bank_values(self.retriever)
+        return self._values.many(texts)
+
+    def __call__(self, text: str) -> set[str]:
+        return self.many([text]).get(text, set())
+
+
+def bank_values(retriever: Any) -> Any:
+    """The bank constants of the retriever's scope, looked up lazily (see :class:`BankValues`)."""
+    return _LazyBankValues(retriever)
+
+
+def _bank_values(retriever: Any) -> BankValues:
     """The :class:`BankValues` of the retriever's scope (kept on the retriever until its
     scope or the verified bank changes)."""
     allowed = getattr(retriever, "allowed", None)
