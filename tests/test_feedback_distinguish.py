@@ -257,6 +257,58 @@ def test_regeneration_review_item_carries_the_distinguishing_evidence(shop):
     assert _scratch_left(url) == []
 
 
+def test_query_join_conditions_hold_like_references(shop):
+    url, catalog = shop
+    from sqlgenie.autocorrect.base import parse_sql
+
+    d = Distinguisher(url, catalog, question="q")
+    # orders.id = customers.id is no accepted join: the query's condition still links the rows
+    tables, _ = d._tables([parse_sql("SELECT c.name FROM shop.orders o JOIN shop.customers c ON o.id = c.id")])
+    assert tables["shop.orders"].refs["customer_id"] == ("shop.customers", "id")  # the accepted join
+    assert tables["shop.orders"].refs["id"] == ("shop.customers", "id")  # the query's own condition
+    assert not tables["shop.customers"].refs  # no cycle of two
+    a = "SELECT c.city FROM shop.orders o JOIN shop.customers c ON o.id = c.id"
+    b = "SELECT DISTINCT c.city FROM shop.orders o JOIN shop.customers c ON o.id = c.id"
+    assert same_result(_real(url, a, "a"), _real(url, "SELECT c.city FROM shop.customers c", "b"))
+    ev = d.distinguish(a, b)
+    assert ev["distinguished"] is True, ev
+    customers, orders = ev["tables"]["shop.customers"], ev["tables"]["shop.orders"]
+    assert {r[0] for r in orders["rows"]} <= {r[0] for r in customers["rows"]}
+
+
+def test_eval_select_distinguish_reports_close_calls(tmp_path, fresh_db_url):
+    import json
+
+    from test_eval_fixtures import make_spider_dataset
+    from test_feedback_select import SYSTEMS, _files
+
+    data = make_spider_dataset(tmp_path / "spider")
+    files = _files(tmp_path)
+    dev = json.loads((tmp_path / "spider" / "dev.json").read_text())
+    (tmp_path / "spider" / "three.json").write_text(json.dumps([dev[i] for i in sorted(SYSTEMS)]), encoding="utf-8")
+    env = dict(os.environ, SQLGENIE_DATABASE_URL=fresh_db_url)
+    summaries = []
+    for extra in ([], ["--distinguish"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "sqlgenie", "eval", "select", "--dataset", str(data), "--predictions",
+             str(files[0]), str(files[2]), "--questions", "three.json", "--weights", "equal", *extra],
+            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        summaries.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    plain, dist = summaries
+    assert "distinguish" not in plain and dist["ex_selected"] == plain["ex_selected"]
+    # two systems, one vote each: ORDER BY amount DESC LIMIT 1 against ASC is a tie, told apart
+    assert dist["distinguish"]["calls"] == 1 and dist["distinguish"]["distinguished"] == 1
+    assert dist["distinguish"]["llm_judge"] is False
+    proc = subprocess.run(
+        [sys.executable, "-m", "sqlgenie", "eval", "select", "--dataset", str(data), "--predictions",
+         *map(str, files), "--questions", "three.json", "--no-critic", "--distinguish"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert proc.returncode != 0 and "drop --no-critic" in " ".join(proc.stderr.split())
+    with psycopg.connect(fresh_db_url) as conn:
+        assert not conn.execute("SELECT 1 FROM pg_namespace WHERE nspname LIKE %s", (SCRATCH_PREFIX + "%",)).fetchall()
+
+
 def test_parse_verdict():
     assert parse_verdict("B\nbecause") == 1 and parse_verdict("Answer: A") == 0
     assert parse_verdict("**A**") == 0 and parse_verdict("NEITHER") is None and parse_verdict("") is None
