@@ -12,6 +12,11 @@ the questions with a usable gold:
 - ``ex_majority``: the largest group of equal results (ties to the first file);
 - ``ex_oracle``: some candidate is right.
 
+With ``distinguish=True`` (``--distinguish``) the close calls between the two best
+clusters get a distinguishing database (:mod:`.distinguish`, on the critic's
+catalogs); without an LLM the pick does not change and the summary's
+``distinguish`` counts the calls and how many were told apart.
+
 Selection sees only the candidates' SQL and results, never the gold. The
 candidates' weights (``weights="agreement"``) are each system's reliability
 estimated without the gold: how often its result equals the plurality of the
