@@ -161,22 +161,27 @@ def test_scripted_judge_pick_is_used_by_selection(shop):
     cands[1].rows = [(39,)]  # pretend the real data told them apart (two clusters, equal support)
     assert select(cands).winner == 0  # without a judge: the earliest of two equal clusters
 
-    llm = ScriptedProvider(["B\nThe question counts customers, so duplicates must not count."])
+    # asked twice, the second time with the queries swapped: "B" then "A" both name the DISTINCT query
+    llm = ScriptedProvider(["B\nThe question counts customers, so duplicates must not count.", "A"])
     d = Distinguisher(url, catalog, question="How many customers placed an order?", llm=llm)
     sel = select(cands, distinguish=d.hook)
     assert sel.winner == 1 and sel.runner_up == 0 and sel.rule == "distinguishing database"
-    assert len(llm.requests) == 1
-    prompt = llm.requests[0].last_user_message
-    assert "count(DISTINCT o.customer_id)" in prompt and "How many customers placed an order?" in prompt
-    assert "shop.orders (" in prompt and "customer_id" in prompt  # the distinguishing rows
-    assert d.evidence[0]["judge"]["pick"] == "B" and d.evidence[0]["distinguished"]
+    assert len(llm.requests) == 2
+    first, second = (r.last_user_message for r in llm.requests)
+    assert "count(DISTINCT o.customer_id)" in first and "How many customers placed an order?" in first
+    assert "shop.orders (" in first and "customer_id" in first  # the distinguishing rows
+    # the second prompt shows the DISTINCT query first
+    assert first.index("count(DISTINCT") > first.index("count(*)") and second.index("count(DISTINCT") < second.index("count(*)")
+    assert d.evidence[0]["judge"]["pick"] == "B" and d.evidence[0]["judge"]["consistent"]
 
-    # the judge confirming A keeps A; a judge that picks neither leaves the support's pick
-    for answer, winner in (("A - it joins the customers", 0), ("NEITHER", 0)):
-        d = Distinguisher(url, catalog, question="How many customers placed an order?",
-                          llm=ScriptedProvider([answer]))
+    # the judge confirming A keeps A; a judge that names the same position twice (a
+    # position bias) or neither query leaves the support's pick
+    for answers, winner, calls in ((["A - it joins the customers", "B"], 0, 2), (["B", "B"], 0, 2),
+                                   (["NEITHER"], 0, 1)):
+        judge_llm = ScriptedProvider(answers)
+        d = Distinguisher(url, catalog, question="How many customers placed an order?", llm=judge_llm)
         sel = select(cands, distinguish=d.hook)
-        assert sel.winner == winner and sel.rule == "best-supported cluster"
+        assert sel.winner == winner and sel.rule == "best-supported cluster" and len(judge_llm.requests) == calls
     # no LLM: evidence but no pick
     d = Distinguisher(url, catalog, question="How many customers placed an order?")
     sel = select(cands, distinguish=d.hook)

@@ -33,7 +33,8 @@ table that separate them:
 :meth:`Distinguisher.hook` is the ``distinguish=`` hook of
 :func:`sqlgenie.feedback.selection.select`: with an LLM provider a **pairwise
 judge** (prompt ``prompts/feedback_pairwise_judge.txt``: the question, both SQLs,
-the distinguishing rows and both results) picks one; without an LLM it returns
+the distinguishing rows and both results; asked in both orders, a pick counts only
+when the two answers agree) picks one; without an LLM it returns
 ``None`` (the pick stays the best-supported cluster passing the critic) and the
 evidence goes to the review item, so that a reviewer sees why the two differ.
 """
@@ -430,21 +431,37 @@ class Distinguisher:
     # --- the judge ------------------------------------------------------------------------
 
     def judge(self, sql_a: str, sql_b: str, ev: dict[str, Any]) -> int | None:
-        """The pairwise LLM judge's pick (0: A, 1: B, None: no pick); kept in ``ev["judge"]``."""
+        """The pairwise LLM judge's pick (0: A, 1: B, None: no pick); kept in ``ev["judge"]``.
+
+        Asked twice, the second time with the two queries swapped: a pick counts only
+        when both answers name the same query (a judge that prefers a position, or
+        hesitates, leaves the pick to the support)."""
         from prompts import load_prompt
         from sqlgenie.llm import ChatMessage
 
-        prompt = load_prompt("feedback_pairwise_judge.txt").safe_substitute(
-            question=self.question, sql_a=sql_a, sql_b=sql_b, tables=render_tables(ev),
-            result_a=render_result(ev["results"][0]), result_b=render_result(ev["results"][1]),
-        )
-        try:
-            response = self.llm.complete([ChatMessage("user", prompt)], stage="feedback_judge", temperature=0.0)
-        except Exception as exc:  # a failing judge leaves the pick to the support
-            ev["judge"] = {"error": f"{type(exc).__name__}: {exc}", "pick": None}
-            return None
-        pick = parse_verdict(response.text)
-        ev["judge"] = {"pick": None if pick is None else "AB"[pick], "answer": response.text[:500]}
+        template = load_prompt("feedback_pairwise_judge.txt")
+        results = ev["results"]
+        answers: list[str] = []
+        picks: list[int | None] = []
+        for order in ((0, 1), (1, 0)):
+            sqls = (sql_a, sql_b)
+            prompt = template.safe_substitute(
+                question=self.question, sql_a=sqls[order[0]], sql_b=sqls[order[1]], tables=render_tables(ev),
+                result_a=render_result(results[order[0]]), result_b=render_result(results[order[1]]),
+            )
+            try:
+                response = self.llm.complete([ChatMessage("user", prompt)], stage="feedback_judge", temperature=0.0)
+            except Exception as exc:  # a failing judge leaves the pick to the support
+                ev["judge"] = {"error": f"{type(exc).__name__}: {exc}", "pick": None, "answers": answers}
+                return None
+            answers.append(response.text[:500])
+            shown = parse_verdict(response.text)
+            picks.append(None if shown is None else order[shown])
+            if picks[0] is None:
+                break  # no pick in the first order: no need to ask again
+        pick = picks[0] if len(picks) == 2 and picks[0] == picks[1] else None
+        ev["judge"] = {"pick": None if pick is None else "AB"[pick], "answers": answers,
+                       "consistent": len(picks) == 2 and picks[0] == picks[1]}
         return pick
 
 
