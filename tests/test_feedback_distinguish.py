@@ -314,6 +314,25 @@ def test_eval_select_distinguish_reports_close_calls(tmp_path, fresh_db_url):
         assert not conn.execute("SELECT 1 FROM pg_namespace WHERE nspname LIKE %s", (SCRATCH_PREFIX + "%",)).fetchall()
 
 
+def test_scratch_schemas_left_by_a_killed_process_are_dropped_later(shop):
+    import time
+
+    url, catalog = shop
+    old, recent = f"{SCRATCH_PREFIX}{int(time.time()) - 7200}_dead", f"{SCRATCH_PREFIX}{int(time.time())}_busy"
+    with psycopg.connect(url, autocommit=True) as conn:
+        for name in (old, recent):
+            conn.execute(f'CREATE SCHEMA "{name}"')
+            conn.execute(f'CREATE TABLE "{name}".t (x int)')
+    try:
+        Distinguisher(url, catalog, question="q", seeds=1).distinguish(
+            "SELECT count(*) FROM shop.orders", "SELECT count(id) FROM shop.orders")
+        assert _scratch_left(url) == [recent]  # one in use elsewhere is kept
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{recent}" CASCADE')
+            conn.execute(f'DROP SCHEMA IF EXISTS "{old}" CASCADE')
+
+
 def test_parse_verdict():
     assert parse_verdict("B\nbecause") == 1 and parse_verdict("Answer: A") == 0
     assert parse_verdict("**A**") == 0 and parse_verdict("NEITHER") is None and parse_verdict("") is None

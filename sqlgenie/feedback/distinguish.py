@@ -21,14 +21,16 @@ table that separate them:
    profile (common values, min / max), one value of no pool (so that a filter on
    an always-true column has something to filter) and NULL for nullable columns;
 3. the rows are written by the **store connection** into a scratch schema
-   ``sqlgenie_distinguish_<random>`` (:func:`sqlgenie.autocorrect.dummy.create_scratch_table`,
+   ``sqlgenie_distinguish_<unix time>_<random>`` (:func:`sqlgenie.autocorrect.dummy.create_scratch_table`,
    parameters and ``psycopg.sql`` identifiers only), both queries are rewritten to
    read the scratch tables (sqlglot) and run by the
    :class:`~sqlgenie.executor.SafeExecutor` (read-only, timeout, rolled back);
 4. the first seed on which the results differ
    (:func:`sqlgenie.eval.compare.results_match`) is the evidence: the rows, each
    query's result there;
-5. the scratch schema is dropped, whatever happened.
+5. the scratch schema is dropped, whatever happened (its name holds its creation
+   time: one left by a process killed mid-build is dropped by the next build an
+   hour later, :func:`drop_stale`).
 
 :meth:`Distinguisher.hook` is the ``distinguish=`` hook of
 :func:`sqlgenie.feedback.selection.select`: with an LLM provider a **pairwise
@@ -56,11 +58,13 @@ from sqlglot import exp
 
 from sqlgenie.catalog import Catalog, ColumnInfo, TableInfo, type_family
 
-__all__ = ["Distinguisher", "SCRATCH_PREFIX", "parse_verdict"]
+__all__ = ["Distinguisher", "SCRATCH_PREFIX", "drop_stale", "parse_verdict"]
 
 SCRATCH_PREFIX = "sqlgenie_distinguish_"
 #: Cached frequent values taken per column.
 CACHED_PER_COLUMN = 5
+#: A scratch schema older than this (seconds) was left by a killed process: dropped.
+STALE_S = 3600.0
 #: Share of NULLs drawn for a nullable column (and a nullable reference).
 NULL_SHARE = 0.15
 _INT_TYPES = ("smallint", "integer", "bigint", "int", "serial", "bigserial", "smallserial")
@@ -186,7 +190,7 @@ class Distinguisher:
         if not tables:
             ev["note"] = "the queries read no table"
             return
-        scratch = SCRATCH_PREFIX + secrets.token_hex(6)
+        scratch = f"{SCRATCH_PREFIX}{int(time.time())}_{secrets.token_hex(4)}"
         order = self._order(tables)
         ordered = []
         for tree in trees:
@@ -197,6 +201,7 @@ class Distinguisher:
         rewritten = [self._rewrite(t, scratch, tables).sql(dialect="postgres") for t in trees]
         pools = self._pools(tables, _query_literals(self.catalog, trees, tables))
         with psycopg.connect(self.store_url, autocommit=True, connect_timeout=10) as store:
+            drop_stale(store)
             try:
                 store.execute(pgsql.SQL("CREATE SCHEMA {}").format(pgsql.Identifier(scratch)))
                 types: dict[str, list[str]] = {}
@@ -463,6 +468,22 @@ class Distinguisher:
         ev["judge"] = {"pick": None if pick is None else "AB"[pick], "answers": answers,
                        "consistent": len(picks) == 2 and picks[0] == picks[1]}
         return pick
+
+
+def drop_stale(store: psycopg.Connection, *, older_than_s: float = STALE_S) -> list[str]:
+    """Drop scratch schemas left by a process killed mid-build (their name holds the
+    creation time; one in use is seconds old). Returns the names dropped."""
+    from sqlgenie.autocorrect.dummy import drop_scratch
+
+    dropped = []
+    now = time.time()
+    for (name,) in store.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s",
+                                 (SCRATCH_PREFIX.replace("_", "\\_") + "%",)).fetchall():
+        stamp = name[len(SCRATCH_PREFIX):].split("_", 1)[0]
+        if stamp.isdigit() and now - int(stamp) > older_than_s:
+            drop_scratch(store, name)
+            dropped.append(name)
+    return dropped
 
 
 def render_tables(ev: dict[str, Any]) -> str:
