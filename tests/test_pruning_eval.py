@@ -100,3 +100,17 @@ def test_fit_pipeline_on_fixture(tmp_path, settings):
     before = es.model_scores(items, raised)
     after = es.model_scores(items, moved)
     assert all(((b >= delta) == (a >= 0.3 - 1e-9)).all() for b, a in zip(before, after))
+
+
+def test_rank_features_order_columns_overall_and_within_their_table():
+    import numpy as np
+
+    from sqlgenie.inference.pruning import FEATURES, WEIGHTS, _group_ranks, _ranks
+
+    x = np.asarray([0.2, 0.9, 0.5, 0.9, 0.1], dtype=np.float32)
+    assert _ranks(x).tolist() == [3.0, 0.0, 2.0, 1.0, 4.0]  # ties by position
+    groups = np.asarray([1, 0, 1, 0, 1])
+    assert _group_ranks(x, groups).tolist() == [1.0, 0.0, 0.0, 1.0, 2.0]
+    # fitted, and a better rank never lowers the score (-log(1 + rank) has positive weights)
+    for f in ("emb_rank", "tab_rank", "col_rank_in_tab"):
+        assert f in FEATURES and WEIGHTS[f] > 0.0
