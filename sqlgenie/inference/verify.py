@@ -329,6 +329,8 @@ def question_roles(masked_text: str, span_classes: Sequence[str] | None = None,
     return roles
 
 
+_NOT_SUPER = frozenset("interest request forest suggest contest honest harvest manifest protest modest "
+                       "digest invest arrest earnest biggest".split())
 _WH = frozenset("what which who whom whose where when how".split())
 _BE = frozenset("is are was were be been being am".split())
 
@@ -409,6 +411,18 @@ def compare_roles(example: Roles, new: Roles, schema_word: SchemaWord | None = N
             was = " and ".join(role_name[r] for r in sorted(a))
             now = " and ".join(role_name[r] for r in sorted(b))
             reasons.append(f"in the example {_quote(w)} is {was}, in your question it is {now}")
+    from sqlgenie.inference.adapt import _CUE_OF
+
+    def superlatives(words: Sequence[str]) -> set[str]:  # "easiest", "hardest": not in a cue class
+        return {w for w in words if len(w) > 5 and w.endswith("est") and w not in _CUE_OF and w not in _NOT_SUPER}
+
+    def unmatched(sup: set[str], other: Sequence[str]) -> set[str]:  # "easiest" ~ "easiest" | "easier"
+        return {w for w in sup if w not in other and w[:-3] + "er" not in other}
+
+    sup_ex, sup_new = superlatives(example.words), superlatives(new.words)
+    if unmatched(sup_ex, new.words) or unmatched(sup_new, example.words):
+        reasons.append(f"the example ranks by {', '.join(map(_quote, sorted(sup_ex))) or 'nothing'}, your question by "
+                       f"{', '.join(map(_quote, sorted(sup_new))) or 'nothing'}")
     kinds = {example.kind, new.kind}
     for yes, other, whose in ((example, new, "the example"), (new, example, "your question")):
         if yes.yesno and not other.yesno and (other.asks_for or other.kind == ""):
