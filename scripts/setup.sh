@@ -39,6 +39,16 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
         || echo "setup: could not install chromium; the browser test will skip" >&2
 fi
 
+# WordNet's database files (Debian's wordnet-base, ~30 MB) for the synonym variant of
+# `sqlgenie eval schema --variant synonyms` and the pruning fit; tests do not need it.
+if [ ! -d /usr/share/wordnet ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing wordnet-base (apt) for eval schema --variant synonyms" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get install -y -q --no-install-recommends wordnet-base >/dev/null 2>&1 \
+        || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends wordnet-base >/dev/null 2>&1; }; } \
+        || echo "setup: could not install wordnet-base; eval schema --variant synonyms will say how to get it" >&2
+fi
+
 stamp_file=.venv/.sqlgenie-setup
 stamp=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
 if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ]; then
