@@ -23,6 +23,8 @@ from sqlgenie.errors import (
 )
 from sqlgenie.executor import SafeExecutor
 
+from pg_helpers import terminate_when_active
+
 SETUP = """
 CREATE TABLE items (id int PRIMARY KEY, name text, price numeric(8, 2), added date, tags text[]);
 INSERT INTO items VALUES (1, 'pen', 1.50, '2024-01-02', '{a,b}'), (2, 'book', 12.00, '2024-02-03', '{}'),
@@ -215,22 +217,8 @@ def _quiet(executor: SafeExecutor) -> bool:
 def test_connection_lost_mid_pipeline_is_not_retried(db, admin):
     with SafeExecutor(db) as executor:
         pid = executor.run("SELECT pg_backend_pid()").rows[0][0]
-
-        def kill_when_active() -> None:
-            for _ in range(500):
-                row = admin.execute("SELECT state FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
-                if row == ("active",):
-                    admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-                    return
-                time.sleep(0.02)
-
-        killer = threading.Thread(target=kill_when_active)
-        killer.start()
-        try:
-            with pytest.raises(DatabaseConnectionError) as info:
-                executor.run(HEAVY, timeout_ms=20_000)
-        finally:
-            killer.join()
+        with terminate_when_active(admin, pid, tries=500), pytest.raises(DatabaseConnectionError) as info:
+            executor.run(HEAVY, timeout_ms=20_000)
         assert "reconnects" in info.value.hint
         assert executor.connects == 1  # the query was not sent again on a new connection
         assert executor.run("SELECT 7").rows == [(7,)]

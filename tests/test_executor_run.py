@@ -24,6 +24,8 @@ from sqlgenie.errors import (
 from sqlgenie.executor import QueryResult, SafeExecutor, create_reader_role
 from sqlgenie.executor.roles import reader_url
 
+from pg_helpers import terminate_when_active
+
 SETUP = """
 CREATE TABLE items (id int PRIMARY KEY, name text, price numeric(8, 2), added date);
 INSERT INTO items VALUES (1, 'pen', 1.50, '2024-01-02'), (2, 'book', 12.00, '2024-02-03'), (3, 'ink', NULL, NULL);
@@ -169,26 +171,10 @@ def test_reconnects_after_backend_is_terminated(db: str, admin: psycopg.Connecti
 
 
 def test_connection_lost_during_query_is_a_connection_error(db: str, admin: psycopg.Connection):
-    import threading
-
     with SafeExecutor(db) as executor:
         pid = executor.run("SELECT pg_backend_pid()").rows[0][0]
-
-        def kill_when_active() -> None:
-            for _ in range(250):
-                row = admin.execute("SELECT state FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
-                if row == ("active",):
-                    admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-                    return
-                time.sleep(0.02)
-
-        killer = threading.Thread(target=kill_when_active)
-        killer.start()
-        try:
-            with pytest.raises(DatabaseConnectionError) as info:
-                executor.run(HEAVY, timeout_ms=20_000)
-        finally:
-            killer.join()
+        with terminate_when_active(admin, pid), pytest.raises(DatabaseConnectionError) as info:
+            executor.run(HEAVY, timeout_ms=20_000)
         assert "reconnects" in info.value.hint
         assert executor.run("SELECT 7").rows == [(7,)]  # the next run reconnects
         assert executor.connects == 2
