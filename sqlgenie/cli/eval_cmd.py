@@ -27,6 +27,9 @@ DATASET_OPTION = typer.Option(
 QUESTIONS_OPTION = typer.Option(
     None, "--questions", help="Questions file (relative to the dataset or absolute). Default: dev.json / questions_gen_postgres.csv."
 )
+SPIDER_DATASET_OPTION = typer.Option(
+    None, "--dataset", help="Dataset directory (Spider layout). Default: <benchdata_dir>/spider."
+)
 DBS_OPTION = typer.Option(None, "--dbs", help="Only these databases (comma-separated db ids).")
 LIMIT_OPTION = typer.Option(None, "--limit", min=0, help="Only the first N selected questions.")
 OUT_OPTION = typer.Option(None, "--out", help="Write per-question records as JSONL to this file.")

@@ -12,11 +12,8 @@ from typing import Optional
 import typer
 
 from sqlgenie.cli.eval_cmd import DBS_OPTION, LIMIT_OPTION, LLM_OPTION, OUT_OPTION, TIMEOUT_OPTION
+from sqlgenie.cli.eval_cmd import SPIDER_DATASET_OPTION as DATASET_OPTION
 from sqlgenie.errors import InputError
-
-DATASET_OPTION = typer.Option(
-    None, "--dataset", help="Dataset directory (Spider layout). Default: <benchdata_dir>/spider."
-)
 
 
 def critic(

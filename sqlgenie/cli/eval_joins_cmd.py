@@ -12,10 +12,7 @@ from typing import Optional
 import typer
 
 from sqlgenie.cli.eval_cmd import DBS_OPTION, LIMIT_OPTION, LLM_OPTION, OUT_OPTION, QUESTIONS_OPTION
-
-DATASET_OPTION = typer.Option(
-    None, "--dataset", help="Dataset directory (Spider layout). Default: <benchdata_dir>/spider."
-)
+from sqlgenie.cli.eval_cmd import SPIDER_DATASET_OPTION as DATASET_OPTION
 
 
 def joins(

@@ -18,10 +18,8 @@ import typer
 from sqlgenie.errors import InputError
 
 from sqlgenie.cli.eval_cmd import DBS_OPTION, LIMIT_OPTION, LLM_OPTION, OUT_OPTION
+from sqlgenie.cli.eval_cmd import SPIDER_DATASET_OPTION as DATASET_OPTION
 
-DATASET_OPTION = typer.Option(
-    None, "--dataset", help="Dataset directory (Spider layout). Default: <benchdata_dir>/spider."
-)
 QUESTIONS_OPTION = typer.Option(
     None, "--questions", help="Questions file (relative to the dataset or absolute). Default: dev.json."
 )
