@@ -102,3 +102,21 @@ def add_example(store: psycopg.Connection, target: psycopg.Connection | None, ta
         "skeleton": analysis.skeleton,
         "tables": analysis.tables,
     }
+
+
+def import_question_pairs(settings: Any, url: str, pairs: Sequence[tuple[str, str]]) -> Any:
+    """Import ``(question, SQL)`` pairs (ids 1..n in order) into the bank of the store
+    ``settings`` name, checked against the database at ``url`` and encoded with the
+    settings' embedding model; the :class:`~example_bank.importer.ImportReport`
+    (rejected pairs are in it, not raised)."""
+    from example_bank.embedder import get_embedder
+    from example_bank.importer import BankContext, import_pairs
+    from sqlgenie.store import connect_store, open_connection
+
+    with connect_store(settings) as store, open_connection(url, autocommit=True) as target:
+        ctx = BankContext.load(store, target, url)
+        try:
+            return import_pairs(ctx, [(i, q, s) for i, (q, s) in enumerate(pairs, 1)],
+                                encode=get_embedder(settings.embedding_model).encode)
+        finally:
+            ctx.close()

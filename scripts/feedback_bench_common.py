@@ -82,10 +82,8 @@ def settings_for(url: str, **extra: Any) -> Any:
 
 def create_shop(url: str) -> Any:
     """Schema ``shop`` (400 orders), onboarded without an LLM, and the bank pairs."""
-    from example_bank.embedder import get_embedder
-    from example_bank.importer import BankContext, import_pairs
+    from example_bank.service import import_question_pairs
     from onboarding.service import OnboardOptions, onboard_schema
-    from sqlgenie.store import connect_store, open_connection
     from sqlgenie.store.migrations import ensure_migrated
 
     ensure_migrated(url)
@@ -100,13 +98,9 @@ def create_shop(url: str) -> Any:
         conn.execute("ANALYZE shop.orders")
     settings = settings_for(url)
     onboard_schema("shop", settings=settings, options=OnboardOptions(llm=None))
-    with connect_store(settings) as store, open_connection(url, autocommit=True) as target:
-        ctx = BankContext.load(store, target, url)
-        report = import_pairs(ctx, [(i, q, s) for i, (q, s) in enumerate(BANK, 1)],
-                              encode=get_embedder(settings.embedding_model).encode)
-        ctx.close()
-        if report.rejected:
-            raise RuntimeError(f"bank pairs rejected: {report.rejected}")
+    report = import_question_pairs(settings, url, BANK)
+    if report.rejected:
+        raise RuntimeError(f"bank pairs rejected: {report.rejected}")
     return settings
 
 

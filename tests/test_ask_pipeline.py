@@ -61,20 +61,14 @@ def _create_schema(url: str) -> None:
 @pytest.fixture(scope="module")
 def shop(module_db_url):
     """A database with schema shop onboarded and BANK imported; its settings."""
-    from example_bank.embedder import get_embedder
-    from example_bank.importer import BankContext, import_pairs
+    from example_bank.service import import_question_pairs
     from onboarding.service import OnboardOptions, onboard_schema
-    from sqlgenie.store import connect_store, open_connection
 
     _create_schema(module_db_url)
     settings = load_settings(database_url=module_db_url, now=dt.datetime(2025, 6, 15, 12, 0))
     onboard_schema("shop", settings=settings, options=OnboardOptions(llm=None))
-    with connect_store(settings) as store, open_connection(module_db_url, autocommit=True) as target:
-        ctx = BankContext.load(store, target, module_db_url)
-        report = import_pairs(ctx, [(i, q, s) for i, (q, s) in enumerate(BANK, 1)],
-                              encode=get_embedder(settings.embedding_model).encode)
-        ctx.close()
-        assert not report.rejected, report.rejected
+    report = import_question_pairs(settings, module_db_url, BANK)
+    assert not report.rejected, report.rejected
     return settings
 
 

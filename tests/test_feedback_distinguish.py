@@ -211,22 +211,16 @@ BANK = [
 
 
 def test_regeneration_review_item_carries_the_distinguishing_evidence(shop):
-    from example_bank.embedder import get_embedder
-    from example_bank.importer import BankContext, import_pairs
+    from example_bank.service import import_question_pairs
     from sqlgenie.feedback.regenerate import regenerate
     from sqlgenie.feedback.review import create_item, get_item
     from sqlgenie.feedback.service import give_feedback
     from sqlgenie.inference.pipeline import Asker
-    from sqlgenie.store import connect_store, open_connection
 
     url, _catalog = shop
     settings = load_settings(database_url=url)
-    with connect_store(settings) as store, open_connection(url, autocommit=True) as target:
-        ctx = BankContext.load(store, target, url)
-        report = import_pairs(ctx, [(i, q, s) for i, (q, s) in enumerate(BANK, 1)],
-                              encode=get_embedder(settings.embedding_model).encode)
-        ctx.close()
-        assert not report.rejected, report.rejected
+    report = import_question_pairs(settings, url, BANK)
+    assert not report.rejected, report.rejected
     asker = Asker(settings, provider=None)
     try:
         question = "Average order amount of customers in Chicago"
