@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 import psycopg
@@ -30,3 +30,21 @@ def terminate_when_active(admin: psycopg.Connection, pid: int, tries: int = 250)
         yield
     finally:
         killer.join()
+
+
+def onboard_fixture_schema(url: str, schema: str, ddl: Iterable[str],
+                           fill: Callable[[psycopg.Connection], None] | None = None) -> str:
+    """Migrate the store at ``url``, run ``ddl``, let ``fill`` insert the rows, and
+    onboard ``schema`` with no LLM and no index measurement (target and store are the
+    same connection); ``url``."""
+    from onboarding.service import OnboardOptions, onboard_schema
+    from sqlgenie.store.migrations import ensure_migrated
+
+    ensure_migrated(url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        for statement in ddl:
+            conn.execute(statement)
+        if fill is not None:
+            fill(conn)
+        onboard_schema(schema, target=conn, store=conn, options=OnboardOptions(llm=None, measure_indexes=False))
+    return url

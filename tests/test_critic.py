@@ -11,7 +11,8 @@ from sqlgenie.autocorrect import AutocorrectSettings, PgValueMatcher
 from sqlgenie.catalog import load_catalog
 from sqlgenie.executor import SafeExecutor
 from sqlgenie.inference.critic import CHECK_NAMES, CriticReport, Finding, critique, run_checks
-from sqlgenie.store.migrations import ensure_migrated
+
+from pg_helpers import onboard_fixture_schema
 
 DDL = [
     "CREATE SCHEMA music",
@@ -30,23 +31,19 @@ SIC = [(1, 2), (1, 3), (1, 5), (2, 3), (2, 6), (3, 5), (4, 4), (4, 3)]
 AIRPORTS = [(" APG", "Aberdeen "), ("ABR", "Aberdeen"), ("CVO", "Corvallis")]
 
 
+def _fill(conn: psycopg.Connection) -> None:
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO music.singer VALUES (%s, %s, %s, %s)", SINGERS)
+        cur.executemany("INSERT INTO music.concert VALUES (%s, %s, %s)", CONCERTS)
+        cur.executemany("INSERT INTO music.singer_in_concert VALUES (%s, %s)", SIC)
+        cur.executemany("INSERT INTO music.airport VALUES (%s, %s)", AIRPORTS)
+        cur.executemany("INSERT INTO music.stage VALUES (%s, %s, %s)",
+                        [(i, f"Stage {chr(64 + i)}", 1 + i % 4) for i in range(1, 9)])
+
+
 @pytest.fixture(scope="module")
 def db(module_db_url):
-    from onboarding.service import OnboardOptions, onboard_schema
-
-    ensure_migrated(module_db_url)
-    with psycopg.connect(module_db_url, autocommit=True) as conn:
-        for ddl in DDL:
-            conn.execute(ddl)
-        with conn.cursor() as cur:
-            cur.executemany("INSERT INTO music.singer VALUES (%s, %s, %s, %s)", SINGERS)
-            cur.executemany("INSERT INTO music.concert VALUES (%s, %s, %s)", CONCERTS)
-            cur.executemany("INSERT INTO music.singer_in_concert VALUES (%s, %s)", SIC)
-            cur.executemany("INSERT INTO music.airport VALUES (%s, %s)", AIRPORTS)
-            cur.executemany("INSERT INTO music.stage VALUES (%s, %s, %s)",
-                            [(i, f"Stage {chr(64 + i)}", 1 + i % 4) for i in range(1, 9)])
-        onboard_schema("music", target=conn, store=conn, options=OnboardOptions(llm=None, measure_indexes=False))
-    return module_db_url
+    return onboard_fixture_schema(module_db_url, "music", DDL, _fill)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,8 @@ import pytest
 from sqlgenie.catalog import load_catalog
 from sqlgenie.executor import SafeExecutor
 from sqlgenie.inference.join_planner import JoinPlan, build_graph, plan_joins
-from sqlgenie.store.migrations import ensure_migrated
+
+from pg_helpers import onboard_fixture_schema
 
 S = "shopj"
 DDL = [
@@ -62,18 +63,14 @@ def _fill(conn: psycopg.Connection) -> None:
                         [(i, 1 + (i * 3) % 40, f"note {i}") for i in range(80)])
 
 
+def _fill_and_analyze(conn: psycopg.Connection) -> None:
+    _fill(conn)
+    conn.execute("ANALYZE")
+
+
 @pytest.fixture(scope="module")
 def db(module_db_url):
-    from onboarding.service import OnboardOptions, onboard_schema
-
-    ensure_migrated(module_db_url)
-    with psycopg.connect(module_db_url, autocommit=True) as conn:
-        for ddl in DDL:
-            conn.execute(ddl)
-        _fill(conn)
-        conn.execute(f"ANALYZE")
-        onboard_schema(S, target=conn, store=conn, options=OnboardOptions(llm=None, measure_indexes=False))
-    return module_db_url
+    return onboard_fixture_schema(module_db_url, S, DDL, _fill_and_analyze)
 
 
 @pytest.fixture(scope="module")
