@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from test_eval_fixtures import make_spider_dataset
+from test_eval_fixtures import make_spider_dataset, missing_predictions_error
 
 PREDICTIONS = [
     {"index": 0, "db_id": "shop", "sql": "SELECT count(*) FROM customers", "dialect": "sqlite"},  # no such table
@@ -48,12 +48,7 @@ def test_eval_critic_command(tmp_path, fresh_db_url):
 
 
 def test_eval_critic_bad_input_is_a_clear_error(tmp_path, fresh_db_url):
-    data = make_spider_dataset(tmp_path / "spider")
-    env = dict(os.environ, SQLGENIE_DATABASE_URL=fresh_db_url)
-    proc = subprocess.run(
-        [sys.executable, "-m", "sqlgenie", "eval", "critic", "--dataset", str(data), "--predictions",
-         str(tmp_path / "missing.jsonl")], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
-    assert proc.returncode != 0 and "does not exist" in " ".join(proc.stderr.split())  # the console folds lines
+    assert "does not exist" in missing_predictions_error("critic", tmp_path, fresh_db_url)
 
 
 def test_eval_critic_library(tmp_path, settings):

@@ -126,3 +126,20 @@ def make_defog_dataset(root: Path) -> Path:
         for q, sql, db in rows:
             w.writerow([q, sql, db, "test", ""])
     return root
+
+
+def missing_predictions_error(command: str, tmp_path: Path, db_url: str) -> str:
+    """Run ``sqlgenie eval <command>`` on the tiny Spider dataset with a predictions
+    file that does not exist; it must fail. Its stderr, white space folded (the
+    console folds long lines)."""
+    import os
+    import subprocess
+    import sys
+
+    data = make_spider_dataset(tmp_path / "spider")
+    env = dict(os.environ, SQLGENIE_DATABASE_URL=db_url)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sqlgenie", "eval", command, "--dataset", str(data), "--predictions",
+         str(tmp_path / "missing.jsonl")], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode != 0, proc.stdout
+    return " ".join(proc.stderr.split())

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from decimal import Decimal
 
-from test_eval_fixtures import make_spider_dataset
+from test_eval_fixtures import make_spider_dataset, missing_predictions_error
 
 from sqlgenie.feedback.selection import Candidate, degenerate, majority, select
 
@@ -112,9 +112,4 @@ def test_eval_select_command(tmp_path, fresh_db_url):
 
 
 def test_eval_select_bad_input_is_a_clear_error(tmp_path, fresh_db_url):
-    data = make_spider_dataset(tmp_path / "spider")
-    env = dict(os.environ, SQLGENIE_DATABASE_URL=fresh_db_url)
-    proc = subprocess.run(
-        [sys.executable, "-m", "sqlgenie", "eval", "select", "--dataset", str(data), "--predictions",
-         str(tmp_path / "missing.jsonl")], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
-    assert proc.returncode != 0 and "does not exist" in " ".join(proc.stderr.split())
+    assert "does not exist" in missing_predictions_error("select", tmp_path, fresh_db_url)
