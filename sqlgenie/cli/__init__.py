@@ -69,6 +69,28 @@ app.command("mcp")(serve_cmd.mcp)
 feedback_cmd.register(app)
 
 
+def _first_sentence(doc: str) -> str:
+    """The first sentence of a docstring's first paragraph, on one line."""
+    paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
+    end = paragraph.find(". ")
+    return paragraph[: end + 1] if end > 0 else paragraph
+
+
+def _short_helps(typer_app: typer.Typer) -> None:
+    """Command lists show one sentence per command: a docstring's first paragraph keeps
+    its line breaks in rich help, which cut the list's lines mid-sentence."""
+    for info in typer_app.registered_commands:
+        doc = info.help or (info.callback.__doc__ if info.callback else None)
+        if info.short_help is None and doc:
+            info.short_help = _first_sentence(doc)
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _short_helps(group.typer_instance)
+
+
+_short_helps(app)
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"sqlgenie {__version__}")

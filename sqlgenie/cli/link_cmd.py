@@ -15,8 +15,9 @@ def link(
     probes: bool = typer.Option(True, "--probes/--no-probes",
                                 help="Probe the tables (ILIKE with LIMIT) for values the cache does not hold."),
 ) -> None:
-    """Show the schema kept for a question, with the reason for each column, and the
-    stored values it names (linked values keep their columns).
+    """Show the schema kept for a question and the stored values it names.
+
+    Each kept column comes with its reason; linked values keep their columns.
 
     Reasons: score (relevance to the question), key (primary key of a named table),
     join (joins the kept tables), value (holds a linked value), all (whole row asked).

@@ -18,8 +18,9 @@ def serve(
     askers: Optional[int] = typer.Option(None, "--askers", min=1, max=32, help="Warm askers (parallel asks)."),
     log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level: warning, info, debug."),
 ) -> None:
-    """Serve the HTTP API (/api, OpenAPI at /docs) and the web page (/) from one
-    long-lived process: the model and the store pool are loaded once.
+    """Serve the HTTP API (/api, OpenAPI at /docs) and the web page (/) from one process.
+
+    The model and the store pool are loaded once, for every request.
 
     Every API route but /api/health needs a bearer token: make one with
     `sqlgenie users add NAME --role asker`. While it runs, `sqlgenie ask` on this
@@ -115,8 +116,9 @@ def users_remove(name: str = typer.Argument(..., help="User name."), as_json: bo
 
 
 def mcp() -> None:
-    """Run a Model Context Protocol server on stdin/stdout with the tools ask,
-    feedback, list_tables and describe_table, for assistant clients.
+    """Run a Model Context Protocol server (stdio) for assistant clients.
+
+    Tools: ask, feedback, list_tables and describe_table.
 
     Example client configuration: {"command": "sqlgenie", "args": ["mcp"]}
     """
