@@ -45,6 +45,11 @@ class AutocorrectSettings(BaseModel):
         1, ge=0, le=3, description="Below the cutoff, accept the only value within this many edits (0: off)."
     )
     value_min_length: int = Field(3, ge=1, description="Shorter literals only match case/space variants.")
+    value_same_folded: bool = Field(
+        False,
+        description="When a cached value equals the literal but for case and spacing, use that value alone "
+        "instead of widening to every close value (the match route: the literal is the question's own value).",
+    )
     value_keep_original: Literal["auto", "always", "never"] = Field(
         "auto",
         description="Keep the original literal next to its matches: always, never, or auto (when the "

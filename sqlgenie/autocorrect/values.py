@@ -649,6 +649,13 @@ def _lits(values: Iterable[str]) -> list[exp.Expression]:
     return [exp.Literal.string(v) for v in dict.fromkeys(values)]
 
 
+def _same_folded(literal: str, values: Iterable[str]) -> str | None:
+    """The one value equal to ``literal`` but for case and spacing, if exactly one is."""
+    key = " ".join(literal.casefold().split())
+    same = [v for v in dict.fromkeys(values) if " ".join(v.casefold().split()) == key]
+    return same[0] if len(same) == 1 else None
+
+
 def _describe(match: ValueMatch) -> str:
     return ", ".join(f"{v!r} ({s:.0f})" for v, s in zip(match.matches, match.scores))
 
@@ -699,8 +706,12 @@ def correct_values(
         col = site.column
         if site.kind in ("eq", "neq"):
             m = matches[0]
-            values = ([m.request.literal] if _keep_original(site, m, settings) else []) + list(m.matches)
-            values = list(dict.fromkeys(values))
+            same = _same_folded(m.request.literal, m.matches) if settings.value_same_folded else None
+            if same is not None:
+                values = [same]  # the question's own value, only its case/spacing differs: never widen
+            else:
+                values = ([m.request.literal] if _keep_original(site, m, settings) else []) + list(m.matches)
+                values = list(dict.fromkeys(values))
             if len(values) == 1:
                 site.literals[0].replace(exp.Literal.string(values[0]))
                 new: exp.Expression = site.node
@@ -715,8 +726,12 @@ def correct_values(
             reasons = []
             keep_nonstring = [v for v in in_values(site.node) or [] if string_literal(v) is None]  # type: ignore[arg-type]
             for m in matches:
+                same = _same_folded(m.request.literal, m.matches) if settings.value_same_folded else None
                 if m.exact or not m.matches:
                     out.append(m.request.literal)
+                elif same is not None:
+                    out.append(same)
+                    reasons.append(f"{m.request.literal!r} is not a cached value of {target}; same value: {same!r}")
                 else:
                     if _keep_original(site, m, settings):
                         out.append(m.request.literal)

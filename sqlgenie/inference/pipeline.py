@@ -532,6 +532,8 @@ class Asker:
             settings = self.autocorrect
             if limit is not None:
                 settings = settings.model_copy(update={"default_limit": limit})
+            if result.method == "adapt":  # the question's own value: a case variant is that value, not a list
+                settings = settings.model_copy(update={"value_same_folded": True})
             corrected = run_chain(sql_in, self.catalog, self.matcher, settings, question=question)
         result.sql = corrected.sql
         result.corrections = [c.to_dict() for c in corrected.changes]
