@@ -342,6 +342,7 @@ def _reason_bucket(reason: str) -> str:
     for key, label in (
         ("< t =", "below threshold"),
         ("meaning words", "meaning words differ"),
+        ("constants its question implies", "implied constants"),
         ("other schema words", "schema words differ"),
         ("value(s)", "span count differs"),
         ("does not use as a value", "unbound span"),

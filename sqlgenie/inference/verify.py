@@ -24,7 +24,10 @@ rule grammar over question tokens (see docs/architecture.md, "Match verification
   says and the new question does not ("headphones" in ``category = 'Headphones'``);
   :func:`unaccounted_values` finds words the question adds that verified examples use
   as constants ("acl", "luke zettlemoyer") while this SQL does not filter on them;
-  :func:`direction_swaps` finds a value after "from" in one question and "to" in the other.
+  :func:`direction_swaps` finds a value after "from" in one question and "to" in the other;
+  :func:`implied_constants` refuses an example whose SQL compares with a number no value of
+  its question produced ("morning" -> ``BETWEEN 0 AND 1200``, "nonstop" -> ``stops = 0``)
+  when the two questions are worded differently.
 * :func:`reduce_example` drops an example filter whose value the question does not
   mention, only when that is exact: removing the value from the example question gives
   the new question word for word, and the filter is one top-level conjunct of the outer
@@ -59,6 +62,7 @@ from sqlgenie.inference.adapt import (
     align,
     collect_slots,
     norm_text,
+    question_diff,
 )
 
 __all__ = [
@@ -70,6 +74,7 @@ __all__ = [
     "reduce_example",
     "rename_aliases",
     "unlicensed_filters",
+    "implied_constants",
 ]
 
 SchemaWord = Callable[[str], bool]
@@ -822,6 +827,32 @@ def _reorder_select(tree: exp.Expression, order: list[int]) -> bool:
 
 # --------------------------------------------------------------------------- the word before a value
 
+def implied_constants(example_sql: str, example_spans: Sequence[Any], example_masked: str, new_masked: str,
+                      catalog: Any = None) -> list[str]:
+    """Refuse when the example's SQL compares a column with a number no value of its
+    question produced (outside HAVING) (``departure_time BETWEEN 0 AND 1200`` for "morning", ``stops = 0``
+    for "nonstop") and the two questions differ in a content word: that constant came
+    from the example's wording, which the question does not share."""
+    try:
+        tree = parse_sql(example_sql)
+    except Exception:
+        return []
+    slots = collect_slots(tree, catalog)
+    alignment = align([Span.of(s) for s in example_spans], slots)
+    bound = {b.slot for b in alignment.bindings}
+    unbound = [s for s in slots if s.context == "compare" and not s.is_string and s.index not in bound
+               and s.node.find_ancestor(exp.Having) is None]  # numbers of WHERE / ON, not count bounds
+    if not unbound:
+        return []
+    diff = question_diff(example_masked, new_masked)
+    words = [w for w in diff.added + diff.removed if len(w) > 2 and not w.isdigit()]
+    if not words:
+        return []
+    consts = ", ".join(sorted({repr(s.text) for s in unbound}))
+    return [f"the example's SQL uses constants its question implies ({consts}) and your question words it "
+            f"differently ({', '.join(words[:4])})"]
+
+
 _DIRECTION = {"from": "from", "to": "to", "into": "to", "towards": "to", "toward": "to"}
 
 
@@ -906,6 +937,8 @@ def adapt_verified(
             return adapted
     if not reasons:
         reasons += projection_mismatch(tree, ex_roles, new_roles, catalog)
+    if not reasons and not exact:
+        reasons += implied_constants(sql, spans, ex_masked, new_masked, catalog)
     if not reasons and not exact:
         reasons += direction_swaps(ex_masked, spans, new_masked, new_spans, adapted.pairs)
     if not reasons and not exact:
