@@ -25,6 +25,12 @@ def test_same_wording_or_no_implied_number_passes():
     bound = "SELECT flight_id FROM flight WHERE stops = 2"
     assert implied_constants(bound, [{"start": 13, "end": 14, "text": "2", "kind": "number"}],
                              "flights with [MASK] stops", "flights having [MASK] stops") == []
-    # count bounds (HAVING) are not wording
+    # count bounds (HAVING), a date's default year and one entity's key are not wording
     having = "SELECT city FROM flight GROUP BY city HAVING COUNT(*) > 1"
     assert implied_constants(having, [], "cities with more than one flight", "cities served by several flights") == []
+    year = "SELECT flight_id FROM flight WHERE from_city = 'BOSTON' AND year = 1991"
+    assert implied_constants(year, SPANS, EX, "flights from [MASK] please") == []
+    mine = "SELECT course_id FROM student_record WHERE student_id = 1"
+    assert implied_constants(mine, [], "courses i have taken", "which courses did i take") == []
+    assert implied_constants(mine.replace("student_id = 1", "student_id = 1 AND grade_points = 4"), [],
+                             "courses i have taken", "which courses did i take")

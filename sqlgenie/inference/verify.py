@@ -827,6 +827,11 @@ def _reorder_select(tree: exp.Expression, order: list[int]) -> bool:
 
 # --------------------------------------------------------------------------- the word before a value
 
+def _key_column(column: str | None) -> bool:
+    name = (column or "").rsplit(".", 1)[-1].strip('"').lower()
+    return name == "id" or name.endswith("_id")
+
+
 def implied_constants(example_sql: str, example_spans: Sequence[Any], example_masked: str, new_masked: str,
                       catalog: Any = None) -> list[str]:
     """Refuse when the example's SQL compares a column with a number no value of its
@@ -841,7 +846,8 @@ def implied_constants(example_sql: str, example_spans: Sequence[Any], example_ma
     alignment = align([Span.of(s) for s in example_spans], slots)
     bound = {b.slot for b in alignment.bindings}
     unbound = [s for s in slots if s.context == "compare" and not s.is_string and s.index not in bound
-               and s.node.find_ancestor(exp.Having) is None]  # numbers of WHERE / ON, not count bounds
+               and s.node.find_ancestor(exp.Having) is None  # numbers of WHERE / ON, not count bounds
+               and not s.temporal and not _key_column(s.column)]  # nor a default year, nor one entity's key
     if not unbound:
         return []
     diff = question_diff(example_masked, new_masked)
