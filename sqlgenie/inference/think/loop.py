@@ -193,7 +193,8 @@ class ThinkRun:
 
 
 class ThinkLoop:
-    """Plan, generate, critique (see module doc). One per Asker; not thread-safe."""
+    """Plan, generate, critique (see module doc). Cheap to build: the think route makes one
+    per question over the Asker's parts (:func:`.route.loop_for`); not thread-safe."""
 
     def __init__(
         self,
