@@ -892,6 +892,7 @@ def adapt_sql(
     exact: bool = False,
     similarity: float = 1.0,
     schema_words: Callable[[str], bool] | None = None,
+    group: Any = None,
 ) -> AdaptedSQL:
     """Adapt ``example_sql`` (PostgreSQL) to a new question (see module doc).
 
@@ -913,6 +914,8 @@ def adapt_sql(
     if not exact and example_masked is not None and new_masked is not None:
         used, selected = sql_vocabulary(tree, catalog)
         diff = question_diff(example_masked, new_masked, schema_words, sql_words=used, select_words=selected)
+        if group is not None:  # differences other examples of the same query share (inference/groups.py)
+            diff = group.filter_diff(diff)
         if diff.cue_changes:
             said = ", ".join(f"{c} ({_CUE_WORDS.get(c, c.lower())})" for c in diff.cue_changes)
             return _refuse([f"the question differs from the example in meaning words: {said}"])
@@ -921,7 +924,8 @@ def adapt_sql(
         new_words = {w for w in _tokens(new_masked) if len(w) > 2 and w not in _STOP}
         old_words = {w for w in _tokens(example_masked) if len(w) > 2 and w not in _STOP}
         for words in _table_words(tree):
-            if any(word_in(w, words) for w in old_words) and not any(word_in(w, words) for w in new_words):
+            if any(word_in(w, words) for w in old_words) and not any(word_in(w, words) for w in new_words) and \
+                    not (group is not None and group.removed_ok({w for w in old_words if word_in(w, words)})):
                 missing = "/".join(sorted(words))
                 return _refuse([f"the example's SQL reads table {missing}, which the question does not mention"])
         if diff.soft:
@@ -957,7 +961,12 @@ def adapt_sql(
             if ex_dir[e] and nw_dir[n]:
                 s += 1.0 if ex_dir[e] == nw_dir[n] else -1.0
             if es.source and ns.source:
-                s += 2.0 if es.source.lower() == ns.source.lower() else -1.0
+                same = es.source.lower() == ns.source.lower()
+                if not same and value_columns is not None and cls == "text":
+                    # the masker names one column per value; a value several columns hold
+                    # ('SAN FRANCISCO': a city and an airport's location) is not another kind
+                    same = bool({c.lower() for c in value_columns(ns.clean)} & {c.lower() for c in value_columns(es.clean)})
+                s += 2.0 if same else -1.0
             if value_columns is not None and cls == "text":
                 cols = {c.lower() for c in value_columns(ns.clean) | value_columns(_unquoted(ns.text))}
                 bound = {(slots[b.slot].column or "").lower() for b in alignment.of_span(e)} - {""}

@@ -43,6 +43,7 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
+from sqlgenie.inference import groups
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference.verify import adapt_verified, bank_values
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
@@ -603,7 +604,8 @@ class Asker:
         outcomes: list[tuple[Any, AdaptedSQL]] = []
         failures: list[str] = []
         known_values = bank_values(self.retriever)  # constants of the bank's SQL (verify: values the example lacks)
-        for cand in pool:
+        grouped = groups.candidates(self.retriever, self.catalog, pool, new_masked)  # paraphrases of one query
+        for cand, group in grouped:
             ex = cand.example
             ex_masked = self.retriever.mask(ex.question)
             exact = ex_masked.key == new_masked.key
@@ -611,6 +613,7 @@ class Asker:
                 ex.sql, ex_masked.text, ex_masked.spans, new_masked.text, new_masked.spans,
                 question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
                 similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
+                group=None if exact or group is None else group.license(ex.id, new_masked.text),
             )
             if adapted.ok and adapted.confidence < self.min_confidence:
                 adapted.ok = False

@@ -648,7 +648,7 @@ def _bank_values(retriever: Any) -> BankValues:
 
 def unaccounted_values(tree: exp.Expression, example_masked: str, new_masked: str,
                        known_values: KnownValues | None, value_columns: Callable[[str], set[str]] | None = None,
-                       max_words: int = 3) -> list[str]:
+                       max_words: int = 3, group: Any = None) -> list[str]:
     """Words of the question, absent from the example question, that verified examples
     (or the value cache) use as a value, while this SQL does not filter on them: the
     question asks for a filter the example does not have."""
@@ -682,6 +682,8 @@ def unaccounted_values(tree: exp.Expression, example_masked: str, new_masked: st
             cols |= {c.rsplit(".", 1)[-1] for c in value_columns(text)}
         if cols:
             found.append(text)
+    if group is not None:  # words other examples of the same query say outside their values
+        found = [t for t in found if not group.words_added_ok(t.split())]
     if not found:
         return []
     return [f"your question mentions {', '.join(map(_quote, found))}, which verified examples use as a value, "
@@ -833,7 +835,7 @@ def _key_column(column: str | None) -> bool:
 
 
 def implied_constants(example_sql: str, example_spans: Sequence[Any], example_masked: str, new_masked: str,
-                      catalog: Any = None) -> list[str]:
+                      catalog: Any = None, group: Any = None) -> list[str]:
     """Refuse when the example's SQL compares a column with a number no value of its
     question produced (outside HAVING) (``departure_time BETWEEN 0 AND 1200`` for "morning", ``stops = 0``
     for "nonstop") and the two questions differ in a content word: that constant came
@@ -851,6 +853,8 @@ def implied_constants(example_sql: str, example_spans: Sequence[Any], example_ma
     if not unbound:
         return []
     diff = question_diff(example_masked, new_masked)
+    if group is not None:  # wording other examples of the same query (same constants) share
+        diff = group.filter_diff(diff)
     words = [w for w in diff.added + diff.removed if len(w) > 2 and not w.isdigit()]
     if not words:
         return []
@@ -911,6 +915,7 @@ def adapt_verified(
     similarity: float = 1.0,
     schema_words: SchemaWord | None = None,
     known_values: KnownValues | None = None,
+    group: Any = None,
 ) -> AdaptedSQL:
     """Adapt one bank example (:func:`adapt_sql`), then verify that the result answers
     the question (roles, licensed filters) and correct what is exact (a filter the
@@ -927,7 +932,7 @@ def adapt_verified(
                          + " (your question does not ask for it)")
     adapted = adapt_sql(sql, spans, new_spans, catalog=catalog, value_columns=value_columns,
                         example_masked=ex_masked, new_masked=new_masked, exact=exact, similarity=similarity,
-                        schema_words=schema_words)
+                        schema_words=schema_words, group=group)
     adapted.notes = notes + adapted.notes
     if not adapted.ok:
         return adapted
@@ -944,11 +949,11 @@ def adapt_verified(
     if not reasons:
         reasons += projection_mismatch(tree, ex_roles, new_roles, catalog)
     if not reasons and not exact:
-        reasons += implied_constants(sql, spans, ex_masked, new_masked, catalog)
+        reasons += implied_constants(sql, spans, ex_masked, new_masked, catalog, group=group)
     if not reasons and not exact:
         reasons += direction_swaps(ex_masked, spans, new_masked, new_spans, adapted.pairs)
     if not reasons and not exact:
-        reasons += unaccounted_values(tree, ex_masked, new_masked, known_values, value_columns)
+        reasons += unaccounted_values(tree, ex_masked, new_masked, known_values, value_columns, group=group)
     if not reasons:
         reasons += unlicensed_filters(tree, ex_masked, new_masked, question)
     if reasons:

@@ -1,0 +1,294 @@
+"""Skeleton groups of the bank: a seen question is compared with every paraphrase of one intent.
+
+The bank often holds several questions for one query: the same SQL with other values
+("flights from BOSTON to DENVER", "i'd like to fly from DALLAS to ATLANTA"). Verifying
+a new question against one example only refuses every word that example happens not
+to use, so the paraphrases of a seen intent were refused as "worded differently"
+(issue 13). A **group** is the set of verified examples whose SQL has the same
+skeleton (canonical SQL with literals masked, the bank's ``skeleton`` column) *and*
+the same constants outside their questions' values (the literals no masked span
+produced: ``departure_time BETWEEN 0 AND 1200`` for "morning" is part of the intent,
+so "morning" and "evening" examples are two groups).
+
+Two uses, both in the match route (:meth:`sqlgenie.inference.pipeline.Asker._adapt`):
+
+* :meth:`Groups.expand` adds to the candidate pool, for each candidate, the member of
+  its group whose content words the question says (all of them: a member is only
+  tried when the question lacks none of its content words and meaning classes, so a
+  word the example has and the question lacks is never waved through by the group),
+  so that a paraphrase the embedding ranked lower is verified too.
+* :meth:`Group.license` returns what the *group* says beyond the chosen member: the
+  words and meaning classes (aggregate, comparison, direction, ...) of the other
+  members, outside their masked values. A word the new question adds is licensed when
+  another example of the same group uses it (it is a paraphrase of the same query);
+  a word no example of the group uses goes through the ordinary checks
+  (:mod:`sqlgenie.inference.verify`) and keeps refusing when it is evidence of
+  another structure.
+
+Groups are read per skeleton on first use and cached on the retriever until the
+verified bank of its scope changes (the same stamp as ``verify.BankValues``), so a
+bank hit stays fast.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from sqlgenie.autocorrect.base import parse_sql
+from sqlgenie.inference.adapt import _CUE_OF, _SOFT_CUES, _STOP, Span, _tokens, align, collect_slots
+
+__all__ = ["ENABLED", "Group", "GroupLicense", "Groups", "groups_of", "content_words", "cue_classes"]
+
+#: Off: the match route compares each candidate alone (A/B measurements).
+ENABLED = True
+#: Off: groups license words, but no member is added to the candidate pool.
+EXPAND = True
+
+#: Members of one group read at most (a bank with hundreds of copies of one skeleton
+#: gains nothing from the rest).
+MAX_MEMBERS = 40
+
+
+_DIRECTION = {"from": "from", "to": "to", "into": "to", "towards": "to", "toward": "to", "via": "via"}
+
+
+def content_words(masked_text: str) -> set[str]:
+    """Content words of a masked question outside its values (singular forms; fillers and
+    meaning-class words left out), as :func:`sqlgenie.inference.adapt.question_diff` sees them,
+    plus ``dir:from`` / ``dir:to`` for a direction word right before a value ("flights *to* DAL"
+    and "flights *from* DAL" are not worded alike)."""
+    words = {w for w in _tokens(masked_text) if w not in _STOP and w not in _CUE_OF}
+    raw = re.findall(r"\[mask\]|[a-z0-9']+", masked_text.lower())
+    words |= {"dir:" + _DIRECTION[raw[k - 1]] for k, w in enumerate(raw) if w == "[mask]" and k
+              and raw[k - 1] in _DIRECTION}
+    return words
+
+
+def cue_classes(masked_text: str) -> set[str]:
+    """Meaning classes (aggregate, comparison, negation, direction, ...) a masked question uses."""
+    return {_CUE_OF[w] for w in _tokens(masked_text) if w in _CUE_OF and _CUE_OF[w] not in _SOFT_CUES}
+
+
+@dataclass
+class Member:
+    example: Any  # example_bank.store.BankExample
+    masked: Any  # MaskedQuestion
+    words: set[str]  # content words (adapt's singular tokens)
+    lemmas: set[str]  # verify's lemmas of every token
+    cues: set[str]  # meaning classes
+    key: tuple  # the intent's constants
+
+
+class GroupLicense:
+    """What the other examples of one group say, against one example and one question.
+
+    * a word or meaning class the question adds to the example is licensed when another
+      member says it (:meth:`word_added_ok`, :meth:`cue_added_ok`);
+    * words or classes the example has and the question lacks are licensed together when
+      one other member lacks all of them and says nothing that neither the question nor
+      the example says (:meth:`removed_ok`): that member is a paraphrase of the same query
+      worded as the question is, so the dropped words carried no filter.
+    """
+
+    def __init__(self, others: Sequence[Member], example_words: set[str], new_words: set[str],
+                 new_cues: set[str]) -> None:
+        self.others = list(others)
+        self.example_words, self.new_words, self.new_cues = example_words, new_words, new_cues
+        self.words: set[str] = set().union(*(m.words for m in self.others))
+        self.lemmas: set[str] = set().union(*(m.lemmas for m in self.others))
+        self.cues: set[str] = set().union(*(m.cues for m in self.others))
+
+    def word_added_ok(self, word: str) -> bool:
+        from sqlgenie.inference.verify import lemma
+
+        w = word.lower()
+        return w in self.words or w in self.lemmas or lemma(w) in self.lemmas
+
+    def words_added_ok(self, words: Sequence[str]) -> bool:
+        content = [w for w in words if w not in _STOP]
+        return bool(content) and all(self.word_added_ok(w) for w in content)
+
+    def cue_added_ok(self, cls: str) -> bool:
+        return cls in self.cues
+
+    def removed_ok(self, items: set[str]) -> bool:
+        if not items:
+            return True
+        allowed = self.new_words | self.example_words
+        return any(not (items & (m.words | m.cues)) and m.words <= allowed and m.cues <= self.new_cues
+                   for m in self.others)
+
+    def filter_diff(self, diff: Any) -> Any:
+        """``diff`` (:class:`sqlgenie.inference.adapt.QuestionDiff`) without what the group licenses."""
+        from sqlgenie.inference.adapt import QuestionDiff
+
+        cues = [c for c in diff.cue_changes if not (c in self.new_cues and self.cue_added_ok(c))]
+        removed_cues = {c for c in cues if c not in self.new_cues}
+        if removed_cues and self.removed_ok(removed_cues):
+            cues = [c for c in cues if c not in removed_cues]
+        added = [w for w in diff.added if not self.word_added_ok(w)]
+        removed = list(diff.removed)
+        if removed and self.removed_ok(set(removed)):
+            removed = []
+        kept = set(added) | set(removed)
+        schema = [w for w in diff.schema_changes if w in kept]
+        return QuestionDiff(added, removed, cues, schema)
+
+
+@dataclass
+class Group:
+    members: list[Member] = field(default_factory=list)
+
+    def license(self, example_id: int, new_masked_text: str) -> GroupLicense | None:
+        """What the other members license for ``example_id`` against the new question
+        (None: the example is alone in its group)."""
+        others = [m for m in self.members if m.example.id != example_id]
+        me = next((m for m in self.members if m.example.id == example_id), None)
+        if not others or me is None:
+            return None
+        return GroupLicense(others, me.words, content_words(new_masked_text), cue_classes(new_masked_text))
+
+
+def _constants_key(sql: str, spans: Sequence[Any], catalog: Any) -> tuple[tuple, set[str]] | None:
+    """The literals of ``sql`` that no span of its question produced (the intent's own
+    constants), as a sorted tuple, and the words of the spans bound to no literal ("this
+    wednesday" masked as a date that the SQL does not use: its words are wording, not a
+    value); None when the SQL does not parse."""
+    try:
+        tree = parse_sql(sql)
+    except Exception:
+        return None
+    slots = collect_slots(tree, catalog)
+    spans = [Span.of(s) for s in spans]
+    alignment = align(spans, slots)
+    bound = {b.slot for b in alignment.bindings}
+    key = tuple(sorted(f"{s.context}:{s.column or ''}:{s.text.lower()}" for s in slots if s.index not in bound))
+    free = {w for i, s in enumerate(spans) if not alignment.of_span(i)
+            for w in _tokens(s.text) if w not in _STOP and w not in _CUE_OF}
+    return key, free
+
+
+class Groups:
+    """Skeleton groups of one retriever scope (see module doc)."""
+
+    def __init__(self, retriever: Any, stamp: Any, catalog: Any = None) -> None:
+        self.retriever, self.stamp, self.catalog = retriever, stamp, catalog
+        self._by_skeleton: dict[str, list[Member]] = {}
+        self._member: dict[int, Member] = {}
+
+    # -- members -----------------------------------------------------------------------
+
+    def member(self, example: Any) -> Member | None:
+        got = self._member.get(example.id)
+        if got is not None:
+            return got
+        masked = self.retriever.mask(example.question)
+        keyed = _constants_key(example.sql, masked.spans, self.catalog)
+        if keyed is None:
+            return None
+        from sqlgenie.inference.verify import lemma, tokens
+
+        key, free = keyed
+        got = Member(example, masked, content_words(masked.text) | free, {lemma(t) for t in tokens(masked.text)},
+                     cue_classes(masked.text), key)
+        self._member[example.id] = got
+        return got
+
+    def _skeleton_members(self, skeleton: str) -> list[Member]:
+        got = self._by_skeleton.get(skeleton)
+        if got is not None:
+            return got
+        from example_bank.store import _COLUMNS, _row_to_example
+
+        r = self.retriever
+        statuses = list(getattr(r, "statuses", ("verified",)))
+        query = (f"SELECT {_COLUMNS} FROM sqlgenie.bank_examples WHERE md5(skeleton) = md5(%s) AND skeleton = %s"
+                 " AND status = ANY(%s)")
+        params: list[Any] = [skeleton, skeleton, statuses]
+        if getattr(r, "allowed", None) is not None:
+            query += " AND tables <@ %s"
+            params.append(sorted(r.allowed))
+        query += " ORDER BY id LIMIT %s"
+        params.append(MAX_MEMBERS)
+        try:
+            rows = r.store.execute(query, params).fetchall()
+        except Exception:
+            rows = []
+        members = [m for m in (self.member(_row_to_example(row)) for row in rows) if m is not None]
+        self._by_skeleton[skeleton] = members
+        return members
+
+    def group(self, example: Any) -> Group:
+        """The examples with ``example``'s skeleton and intent constants (itself included)."""
+        me = self.member(example)
+        if me is None:
+            return Group([])
+        members = [m for m in self._skeleton_members(example.skeleton) if m.key == me.key]
+        if all(m.example.id != example.id for m in members):
+            members.append(me)
+        return Group(members)
+
+    # -- the candidate pool ------------------------------------------------------------
+
+    def expand(self, pool: Sequence[Any], new_masked: Any, limit: int = 10) -> list[tuple[Any, Group]]:
+        """``pool`` (scored candidates, best first), each with its group and, after it, the
+        member of its group worded closest to the question (fewest meaning classes, then
+        content words, that one says and the other does not; as many values) when that
+        member is not in the pool yet and closer to the question than the candidate in
+        both counts (a member the embedding did not rank is never a looser match)."""
+        from example_bank.store import ScoredExample
+
+        words, cues, n_spans = content_words(new_masked.text), cue_classes(new_masked.text), len(new_masked.spans)
+
+        def distance(m: Member) -> tuple[int, int]:
+            return len(m.cues ^ cues), len(m.words ^ words)
+
+        out: list[tuple[Any, Group]] = []
+        tried: set[int] = {c.example.id for c in pool}
+        for cand in pool:
+            group = self.group(cand.example)
+            out.append((cand, group))
+            if len(group.members) < 2 or not EXPAND:
+                continue
+            me = next((m for m in group.members if m.example.id == cand.example.id), None)
+            options = [m for m in group.members if m.example.id not in tried and len(m.masked.spans) == n_spans]
+            if not options:
+                continue
+            best = min(options, key=lambda m: (distance(m), m.example.id))
+            if me is None or (distance(best) < distance(me) and all(b <= a for a, b in zip(distance(me), distance(best)))):
+                tried.add(best.example.id)
+                out.append((ScoredExample(best.example, cand.score, exact=False), group))
+        return out[:limit]
+
+
+def groups_of(retriever: Any, catalog: Any = None) -> Groups:
+    """The :class:`Groups` of the retriever's scope, kept on the retriever until the
+    verified bank of that scope changes."""
+    from sqlgenie.inference.verify import _bank_values
+
+    stamp = _bank_values(retriever).stamp
+    cached = getattr(retriever, "_match_groups", None)
+    if cached is not None and stamp is not None and cached.stamp == stamp:
+        return cached
+    groups = Groups(retriever, stamp, catalog)
+    try:
+        retriever._match_groups = groups
+    except AttributeError:
+        pass
+    return groups
+
+
+def candidates(retriever: Any, catalog: Any, pool: Sequence[Any], new_masked: Any
+               ) -> list[tuple[Any, Group | None]]:
+    """The match route's candidates with their groups (:meth:`Groups.expand`); each
+    candidate alone, without a group, when :data:`ENABLED` is off or the groups cannot
+    be read."""
+    if not ENABLED or not pool:
+        return [(c, None) for c in pool]
+    try:
+        return groups_of(retriever, catalog).expand(pool, new_masked, limit=max(len(pool) * 2, 1))
+    except Exception:  # the groups are an aid: never a reason to fail an answer
+        return [(c, None) for c in pool]
+
