@@ -318,8 +318,10 @@ def _value_pass(m: _Masker, words, vocab: SchemaVocabulary, lookup: ValueLookup,
             tokens = [w[2].lower() for w in chunk]
             if all(t in COMMON_WORDS or t in vocab for t in tokens):
                 continue  # schema words and ordinary English are never values
-            if any(m.question[a[1] : b[0]].strip() not in ("", ",", "-", "&", "'") for a, b in zip(chunk, chunk[1:])):
-                continue  # do not join across punctuation
+            if any(m.question[a[1] : b[0]].strip() not in ("", ",", "-", "&", "'")
+                   and not (m.question[a[1] : b[0]].strip() == "." and len(a[2]) == 1 and a[2].isupper())
+                   for a, b in zip(chunk, chunk[1:])):
+                continue  # do not join across punctuation (but a name's initial: "Christopher D. Manning")
             text = m.question[start:end]
             found = lookup(text)
             if found:
@@ -354,9 +356,13 @@ def _proper_noun_pass(m: _Masker, words, vocab: SchemaVocabulary) -> None:
         while j + 1 < len(words):
             ns, ne, nt = words[j + 1]
             gap = q[words[j][1] : ns]
-            if gap.strip() not in ("", "-", "&", "'s") or not m.free(ns, ne):
+            initial = gap.strip() == "." and len(words[j][2]) == 1 and words[j][2].isupper()  # "Noah A. Smith"
+            if (gap.strip() not in ("", "-", "&", "'s") and not initial) or not m.free(ns, ne):
                 break
-            if _proper_noun_candidate(q, ns, nt, vocab) or (nt[:1].isupper() and nt.lower() not in COMMON_WORDS):
+            name_initial = len(nt) == 1 and nt.isupper() and q[ne:ne + 1] == "." and j + 2 < len(words) \
+                and words[j + 2][2][:1].isupper()  # "Noah A. Smith": "A" is an initial, not the article
+            if _proper_noun_candidate(q, ns, nt, vocab) or name_initial or \
+                    (nt[:1].isupper() and nt.lower() not in COMMON_WORDS):
                 j += 1
                 last = j
             elif nt.lower() in _NAME_CONNECTORS and j + 2 < len(words) and words[j + 2][2][:1].isupper() \

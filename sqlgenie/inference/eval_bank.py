@@ -354,6 +354,9 @@ def _reason_bucket(reason: str) -> str:
         ("cannot tell which", "ambiguous pairing"),
         ("cannot replace", "cannot render"),
         ("no verified example", "no example"),
+        ("your question asks how many", "answer type"),
+        ("your question asks when", "answer type"),
+        ("the examples translate", "missing modifier"),
     ):
         if key in text:
             return label

@@ -45,6 +45,7 @@ from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGeni
 from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference import groups
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
+from sqlgenie.inference import precision
 from sqlgenie.inference.verify import adapt_verified, bank_values
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
 
@@ -535,7 +536,10 @@ class Asker:
                 settings = settings.model_copy(update={"default_limit": limit})
             if result.method == "adapt":  # the question's own value: a case variant is that value, not a list
                 settings = settings.model_copy(update={"value_same_folded": True})
-            corrected = run_chain(sql_in, self.catalog, self.matcher, settings, question=question)
+            matcher = self.matcher
+            if result.method == "adapt":  # the question's value as the database stores it (precision rules)
+                matcher = precision.pin_stored_values(matcher, adapted, self.executor, self.catalog)
+            corrected = run_chain(sql_in, self.catalog, matcher, settings, question=question)
         result.sql = corrected.sql
         result.corrections = [c.to_dict() for c in corrected.changes]
         result.correction_errors = [e.to_dict() for e in corrected.errors]
@@ -604,6 +608,7 @@ class Asker:
         outcomes: list[tuple[Any, AdaptedSQL]] = []
         failures: list[str] = []
         known_values = bank_values(self.retriever)  # constants of the bank's SQL (verify: values the example lacks)
+        modifiers = precision.modifier_words(self.retriever, self.catalog)  # words the bank's SQL encodes as numbers
         grouped = groups.candidates(self.retriever, self.catalog, pool, new_masked)  # paraphrases of one query
         for cand, group in grouped:
             ex = cand.example
@@ -615,6 +620,8 @@ class Asker:
                 similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
                 group=None if exact or group is None else group.license(ex.id, new_masked.text),
             )
+            precision.check_candidate(adapted, ex_masked.text, new_masked.text, new_masked.spans, retrieval.question,
+                                      catalog=self.catalog, modifiers=modifiers, schema_word=self._schema_word)
             if adapted.ok and adapted.confidence < self.min_confidence:
                 adapted.ok = False
                 adapted.unaccounted.append(f"confidence {adapted.confidence:.2f} < {self.min_confidence:.2f}")
