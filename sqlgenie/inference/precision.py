@@ -250,7 +250,7 @@ class ModifierWords:
     MIN_USES = 3
     MIN_SHARE = 0.8
     SAMPLE = 40  # bank questions read per word
-    ORDERING = False  # words the bank always ranks with ("popular", "latest") count too (see benchmarks)
+    ORDERING = True  # words the bank always ranks with ("popular", "latest") count too
 
     def __init__(self, store: Any, allowed: Any, catalog: Any, stamp: Any = None) -> None:
         self.store, self.allowed, self.catalog, self.stamp = store, allowed, catalog, stamp
