@@ -10,14 +10,10 @@ the same constants outside their questions' values (the literals no masked span
 produced: ``departure_time BETWEEN 0 AND 1200`` for "morning" is part of the intent,
 so "morning" and "evening" examples are two groups).
 
-Two uses, both in the match route (:meth:`sqlgenie.inference.pipeline.Asker._adapt`):
+Used in the match route (:meth:`sqlgenie.inference.pipeline.Asker._adapt`) for every
+candidate of the pool:
 
-* :meth:`Groups.expand` adds to the candidate pool, for each candidate, the member of
-  its group whose content words the question says (all of them: a member is only
-  tried when the question lacks none of its content words and meaning classes, so a
-  word the example has and the question lacks is never waved through by the group),
-  so that a paraphrase the embedding ranked lower is verified too.
-* :meth:`Group.license` returns what the *group* says beyond the chosen member: the
+* :meth:`Group.license` returns what the *group* says beyond the candidate: the
   words and meaning classes (aggregate, comparison, direction, ...) of the other
   members, outside their masked values. A word the new question adds is licensed when
   another example of the same group uses it (it is a paraphrase of the same query);
@@ -28,6 +24,12 @@ Two uses, both in the match route (:meth:`sqlgenie.inference.pipeline.Asker._ada
 Groups are read per skeleton on first use and cached on the retriever until the
 verified bank of its scope changes (the same stamp as ``verify.BankValues``), so a
 bank hit stays fast.
+
+Measured and not kept: adding to the pool the member of a candidate's group worded
+closest to the question (seed 0: ATIS +2 right answers and one more wrong one on a novel
+question; the unread seed-1 split: scholar 2 right answers fewer, 2 wrong more), and
+refusing a word no member uses that few other queries use (ATIS: 6 right answers lost of
+7). See docs/benchmarks.md, "After matchc".
 """
 
 from __future__ import annotations
@@ -43,8 +45,6 @@ __all__ = ["ENABLED", "Group", "GroupLicense", "Groups", "groups_of", "content_w
 
 #: Off: the match route compares each candidate alone (A/B measurements).
 ENABLED = True
-#: Off: groups license words, but no member is added to the candidate pool.
-EXPAND = True
 
 #: Members of one group read at most (a bank with hundreds of copies of one skeleton
 #: gains nothing from the rest).
@@ -230,38 +230,6 @@ class Groups:
             members.append(me)
         return Group(members)
 
-    # -- the candidate pool ------------------------------------------------------------
-
-    def expand(self, pool: Sequence[Any], new_masked: Any, limit: int = 10) -> list[tuple[Any, Group]]:
-        """``pool`` (scored candidates, best first), each with its group and, after it, the
-        member of its group worded closest to the question (fewest meaning classes, then
-        content words, that one says and the other does not; as many values) when that
-        member is not in the pool yet and closer to the question than the candidate in
-        both counts (a member the embedding did not rank is never a looser match)."""
-        from example_bank.store import ScoredExample
-
-        words, cues, n_spans = content_words(new_masked.text), cue_classes(new_masked.text), len(new_masked.spans)
-
-        def distance(m: Member) -> tuple[int, int]:
-            return len(m.cues ^ cues), len(m.words ^ words)
-
-        out: list[tuple[Any, Group]] = []
-        tried: set[int] = {c.example.id for c in pool}
-        for cand in pool:
-            group = self.group(cand.example)
-            out.append((cand, group))
-            if len(group.members) < 2 or not EXPAND:
-                continue
-            me = next((m for m in group.members if m.example.id == cand.example.id), None)
-            options = [m for m in group.members if m.example.id not in tried and len(m.masked.spans) == n_spans]
-            if not options:
-                continue
-            best = min(options, key=lambda m: (distance(m), m.example.id))
-            if me is None or (distance(best) < distance(me) and all(b <= a for a, b in zip(distance(me), distance(best)))):
-                tried.add(best.example.id)
-                out.append((ScoredExample(best.example, cand.score, exact=False), group))
-        return out[:limit]
-
 
 def groups_of(retriever: Any, catalog: Any = None) -> Groups:
     """The :class:`Groups` of the retriever's scope, kept on the retriever until the
@@ -282,13 +250,12 @@ def groups_of(retriever: Any, catalog: Any = None) -> Groups:
 
 def candidates(retriever: Any, catalog: Any, pool: Sequence[Any], new_masked: Any
                ) -> list[tuple[Any, Group | None]]:
-    """The match route's candidates with their groups (:meth:`Groups.expand`); each
-    candidate alone, without a group, when :data:`ENABLED` is off or the groups cannot
-    be read."""
+    """The match route's candidates, each with its group; without a group when
+    :data:`ENABLED` is off or the groups cannot be read."""
     if not ENABLED or not pool:
         return [(c, None) for c in pool]
     try:
-        return groups_of(retriever, catalog).expand(pool, new_masked, limit=max(len(pool) * 2, 1))
+        groups = groups_of(retriever, catalog)
+        return [(c, groups.group(c.example)) for c in pool]
     except Exception:  # the groups are an aid: never a reason to fail an answer
         return [(c, None) for c in pool]
-
