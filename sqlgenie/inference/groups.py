@@ -234,18 +234,9 @@ class Groups:
 def groups_of(retriever: Any, catalog: Any = None) -> Groups:
     """The :class:`Groups` of the retriever's scope, kept on the retriever until the
     verified bank of that scope changes."""
-    from sqlgenie.inference.verify import _bank_values
+    from sqlgenie.inference.verify import cached_per_bank
 
-    stamp = _bank_values(retriever).stamp
-    cached = getattr(retriever, "_match_groups", None)
-    if cached is not None and stamp is not None and cached.stamp == stamp:
-        return cached
-    groups = Groups(retriever, stamp, catalog)
-    try:
-        retriever._match_groups = groups
-    except AttributeError:
-        pass
-    return groups
+    return cached_per_bank(retriever, "_match_groups", lambda stamp: Groups(retriever, stamp, catalog))
 
 
 def candidates(retriever: Any, catalog: Any, pool: Sequence[Any], new_masked: Any

@@ -363,28 +363,14 @@ def modifier_words(retriever: Any, catalog: Any) -> Any:
 def _modifier_words(retriever: Any, catalog: Any) -> ModifierWords | None:
     """The :class:`ModifierWords` of the retriever's scope (kept on the retriever until
     its scope or the verified bank changes)."""
+    from sqlgenie.inference.verify import cached_per_bank
+
     store = getattr(retriever, "store", None)
     if store is None:
         return None
     allowed = getattr(retriever, "allowed", None)
-    try:
-        if allowed is None:
-            row = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'")
-        else:
-            row = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'"
-                                " AND tables <@ %s", (sorted(allowed),))
-        stamp = (tuple(sorted(allowed)) if allowed is not None else None, *row.fetchone())
-    except Exception:
-        stamp = None
-    cached = getattr(retriever, "_precision_modifiers", None)
-    if cached is not None and stamp is not None and cached.stamp == stamp:
-        return cached
-    words = ModifierWords(store, allowed, catalog, stamp)
-    try:
-        retriever._precision_modifiers = words
-    except AttributeError:
-        pass
-    return words
+    return cached_per_bank(retriever, "_precision_modifiers",
+                           lambda stamp: ModifierWords(store, allowed, catalog, stamp))
 
 
 _SKIP = frozenset("""a an the of in on at by for to from with and or is are was were be been do does did have has

@@ -621,29 +621,44 @@ def bank_values(retriever: Any) -> Any:
     return _LazyBankValues(retriever)
 
 
-def _bank_values(retriever: Any) -> BankValues:
-    """The :class:`BankValues` of the retriever's scope (kept on the retriever until its
-    scope or the verified bank changes)."""
+def bank_stamp(retriever: Any) -> tuple | None:
+    """``(scope, count, max id)`` of the verified bank in the retriever's scope: what
+    caches kept on the retriever compare to know the bank changed; None when unknown."""
+    store = getattr(retriever, "store", None)
+    if store is None:
+        return None
     allowed = getattr(retriever, "allowed", None)
-    store = retriever.store
     try:
         if allowed is None:
             row = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'")
         else:
             row = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'"
                                 " AND tables <@ %s", (sorted(allowed),))
-        stamp = (tuple(sorted(allowed)) if allowed is not None else None, *row.fetchone())
+        return (tuple(sorted(allowed)) if allowed is not None else None, *row.fetchone())
     except Exception:
-        stamp = None
-    cached = getattr(retriever, "_verify_bank_values", None)
+        return None
+
+
+def cached_per_bank(retriever: Any, attr: str, make: Callable[[tuple | None], Any]) -> Any:
+    """``make(stamp)`` kept on the retriever as ``attr`` until the verified bank of its
+    scope changes (:func:`bank_stamp`); the made object keeps the stamp as ``.stamp``."""
+    stamp = bank_stamp(retriever)
+    cached = getattr(retriever, attr, None)
     if cached is not None and stamp is not None and cached.stamp == stamp:
         return cached
-    values = BankValues(store, allowed, stamp)
+    made = make(stamp)
     try:
-        retriever._verify_bank_values = values
+        setattr(retriever, attr, made)
     except AttributeError:
         pass
-    return values
+    return made
+
+
+def _bank_values(retriever: Any) -> BankValues:
+    """The :class:`BankValues` of the retriever's scope (kept on the retriever until its
+    scope or the verified bank changes)."""
+    return cached_per_bank(retriever, "_verify_bank_values",
+                           lambda stamp: BankValues(retriever.store, getattr(retriever, "allowed", None), stamp))
 
 
 def unaccounted_values(tree: exp.Expression, example_masked: str, new_masked: str,
