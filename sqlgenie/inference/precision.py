@@ -417,14 +417,9 @@ def check_candidate(adapted: Any, example_masked: str, new_masked: str, new_span
     ``unaccounted`` when refused). Returns ``adapted``."""
     if adapted is None or not adapted.ok:
         return adapted
-    tree = adapted.tree
+    tree = adapted.tree  # parsed once by adapt_verified
     if tree is None:
-        try:
-            from sqlgenie.autocorrect.base import parse_sql
-
-            tree = parse_sql(adapted.sql or "")
-        except Exception:
-            return adapted
+        return adapted
     reasons = answer_type_mismatch(tree, question, catalog)
     if not reasons and example_masked.strip().lower() != new_masked.strip().lower():
         reasons = missing_modifiers(tree, example_masked, new_masked, new_spans, modifiers, catalog, schema_word)

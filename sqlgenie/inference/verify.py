@@ -958,7 +958,7 @@ def adapt_verified(
     tree = adapted.tree
     if tree is None:
         try:
-            tree = parse_sql(adapted.sql or "")
+            tree = adapted.tree = parse_sql(adapted.sql or "")  # kept: later checks read it, never parse again
         except Exception:
             return adapted
     if not reasons:
@@ -993,7 +993,6 @@ def adapt_verified(
         notes.append("output named after your question: " + ", ".join(f"{o} \u2192 {n}" for o, n in renames))
         changed = True
     if changed or reduction is not None:
-        adapted.tree = tree
         adapted.sql = to_sql(tree)
     adapted.notes = notes + [n for n in adapted.notes if n not in notes]
     return adapted
