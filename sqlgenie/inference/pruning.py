@@ -86,7 +86,7 @@ from onboarding.names import (
 from sqlgenie.catalog import Catalog, ColumnInfo, JoinInfo, TableInfo
 from sqlgenie.inference.join_paths import JoinGraph
 
-__all__ = ["ColumnScore", "PrunedSchema", "SchemaPruner", "ValueIndex", "column_text", "table_text"]
+__all__ = ["ColumnScore", "PrunedSchema", "SchemaPruner", "ValueIndex", "column_text", "holds_no_rows", "table_text"]
 
 # --- fitted model --------------------------------------------------------------------------
 
@@ -127,6 +127,16 @@ WEIGHTS: dict[str, float] = {
     "unclaimed_explained": 0.2042, "unclaimed_unexplained": 0.9620, "emb_rank": 0.4899,
     "tab_rank": 0.4912, "col_rank_in_tab": 0.2195,
 }
+
+#: Added to every column's logit when the database holds no rows (every table's
+#: ``row_estimate`` is 0: a schema-only database, so no value caches, no value links and the
+#: statistics of empty tables; :func:`holds_no_rows`). The weights are fitted on databases
+#: with rows; without them the same δ keeps more (Spider train over schema-only copies
+#: with declared keys, out of fold: 0.385 kept against 0.365 on the originals). Chosen on
+#: those train copies out of fold by the rule "the same kept share as with values": the
+#: shift at which they keep what the originals keep at the default (0.3653; recall 0.9754
+#: -> 0.9714). docs/benchmarks.md, "Operating point per situation (linking4)".
+NO_VALUES_BIAS = -0.18
 
 #: Similarity of a cue word to the column words it points at (:data:`CUE_WORDS`).
 CUE_SIMILARITY = 0.8
@@ -747,6 +757,12 @@ def word_similarity(q: str, w: str) -> float:
 # --- the pruner -----------------------------------------------------------------------------
 
 
+def holds_no_rows(catalog: Catalog) -> bool:
+    """Whether onboarding found every table of ``catalog`` empty (``row_estimate`` 0; an
+    unknown estimate counts as rows): the no-values situation of :data:`NO_VALUES_BIAS`."""
+    return bool(catalog.tables) and all(t.row_estimate == 0 for t in catalog.tables)
+
+
 class SchemaPruner:
     """Scores and prunes the columns of ``catalog`` for questions (see module doc).
 
@@ -756,6 +772,8 @@ class SchemaPruner:
     -> values``, a store connection, or a
     :class:`~sqlgenie.autocorrect.values.PgValueMatcher` (its connection is used);
     ``None``: no value signal. ``threshold``: δ (default ``settings.prune_threshold``).
+    A catalog whose tables all hold no rows (:func:`holds_no_rows`) scores with
+    :data:`NO_VALUES_BIAS` added (``situation`` ``"no_values"``; otherwise ``"values"``).
     """
 
     #: other joins of a pair the tree links: "all", "kept" (when one of their
@@ -778,7 +796,8 @@ class SchemaPruner:
         self.embedder = embedder
         self.weights = dict(WEIGHTS if weights is None else weights)
         self._w = np.asarray([self.weights.get(f, 0.0) for f in FEATURES], dtype=np.float32)
-        self._b = float(self.weights.get("bias", 0.0))
+        self.situation = "no_values" if holds_no_rows(catalog) else "values"
+        self._b = float(self.weights.get("bias", 0.0)) + (NO_VALUES_BIAS if self.situation == "no_values" else 0.0)
         self.values = self._value_index(value_matcher)
         self.graph = JoinGraph.from_joins(catalog.joins, proposed=True)
         self._prepare()
