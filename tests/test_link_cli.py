@@ -42,6 +42,7 @@ def test_link_command_json_and_text(onboarded):
     assert run.exit_code == 0, run.output
     data = json.loads(run.stdout.strip().splitlines()[-1])
     assert 0 < data["kept_columns"] <= data["total_columns"] == 8
+    assert data["situation"] == "values"  # the tables hold rows
     singer = {c["column"]: c["reason"] for c in data["tables"]["public.singer"]}
     assert singer["country"] in ("score", "value")
     assert {"score", "key", "join", "value", "all"} >= {c["reason"] for cols in data["tables"].values() for c in cols}

@@ -117,6 +117,20 @@ def test_database_with_rows_keeps_the_default_operating_point(catalogs, embedder
     assert any(h.key.endswith("singer.country") for h in pruner.features(QUESTIONS[0])[2])
 
 
+def test_link_report_names_the_situation(catalogs, embedder):
+    from sqlgenie.inference.value_linking import ValueLinker, link_and_prune
+
+    conn, cats = catalogs
+    for schema, situation in (("music_so", "no_values"), ("music", "values")):
+        pruner = SchemaPruner(cats[schema], embedder=embedder, value_matcher=conn, threshold=0.3)
+        report = link_and_prune(QUESTIONS[0], pruner=pruner, linker=ValueLinker(cats[schema], conn))
+        assert report.situation == situation and report.to_json()["situation"] == situation
+        if situation == "values":  # rows: "France" links to the stored country
+            assert any(l.value == "France" for l in report.links)
+        else:
+            assert not report.links
+
+
 def test_only_a_wholly_empty_catalog_counts_as_no_values(catalogs):
     _conn, cats = catalogs
     empty = cats["music_so"]
@@ -127,3 +141,39 @@ def test_only_a_wholly_empty_catalog_counts_as_no_values(catalogs):
     assert not holds_no_rows(unknown)  # an unknown estimate counts as rows
     assert not holds_no_rows(Catalog((), (), ()))
     assert math.isfinite(NO_VALUES_BIAS)
+
+
+def test_no_values_bias_rule_on_fixture(tmp_path, settings):
+    """eval_schema.no_values_bias (what `python -m sqlgenie.inference.eval_schema no-values`
+    prints) on the tiny Spider fixture and its schema-only copy: the shift it returns makes
+    the copy keep no more than the originals at δ*, and the copy's pruners are no-values ones."""
+    import dataclasses
+
+    from test_eval_fixtures import make_spider_dataset
+
+    from sqlgenie.eval.datasets import open_dataset
+    from sqlgenie.inference import eval_schema as es
+    from sqlgenie.inference.eval_variants import schema_only_dataset
+
+    dataset = open_dataset(make_spider_dataset(tmp_path / "spider"))
+    questions, _ = es._questions(dataset, None, {"shop"}, None)
+    catalogs = es.prepare_catalogs(dataset, settings, {"shop"})
+    pruners = es._make_pruners(catalogs, settings, None)
+    assert pruners["shop"].situation == "values"
+    items, _ = es.collect(dataset, questions, pruners, catalogs)
+    so_data = schema_only_dataset(dataset)
+    so_catalogs = es.prepare_catalogs(so_data, settings, {"shop"}, keys="keep", schema_only=True)
+    so_pruners = es._make_pruners(so_catalogs, settings, None)
+    assert so_pruners["shop"].situation == "no_values"
+    so_items, _ = es.collect(so_data, questions, so_pruners, so_catalogs)
+    twin = [dataclasses.replace(s, db_id="shop2") for s in items]
+    pruners["shop2"] = pruners["shop"]
+    weights, fold_of = es.fold_weights(items + twin, pruners, folds=2)
+    assert len(weights) == 2 and set(fold_of) == {"shop", "shop2"}
+    out = es.no_values_bias(items, pruners, so_items, so_pruners, weights, fold_of, target_recall=0.9)
+    ref = out["originals"]["kept_fraction"]
+    assert out["schema_only_with_shift"]["kept_fraction"] <= ref
+    if out["schema_only_no_shift"]["kept_fraction"] > ref:
+        assert out["no_values_bias"] < 0
+    else:
+        assert out["no_values_bias"] > -1e-3  # already within the budget: no downward shift

@@ -37,6 +37,9 @@ def link(
         return
     console.print(f"[bold]kept[/] {report.kept_columns} of {report.total_columns} columns "
                   f"[dim]({report.ms:.1f} ms)[/]", highlight=False)
+    if report.situation == "no_values":
+        console.print("[dim]the tables hold no rows: no-values operating point (keeps fewer columns)[/]",
+                      highlight=False)
     for table, cols in report.tables.items():
         console.print(f"  [bold]{table}[/]", highlight=False)
         for c in cols:

@@ -494,6 +494,47 @@ def cross_validate(items: Sequence[Scored], pruners: dict[str, Any], *, folds: i
     return scores, item_fold
 
 
+def fold_weights(items: Sequence[Scored], pruners: dict[str, Any], *, folds: int = 5, seed: int = 0,
+                 **fit_options: Any) -> tuple[list[dict[str, float]], dict[str, int]]:
+    """The weights of each fold of :func:`cross_validate` (same folds) and each database's fold."""
+    dbs = sorted({s.db_id for s in items})
+    np.random.RandomState(seed).shuffle(dbs)
+    fold_of = {db: i % folds for i, db in enumerate(dbs)}
+    return [fit_weights([s for s in items if fold_of[s.db_id] != f], pruners, **fit_options)
+            for f in range(folds)], fold_of
+
+
+def no_values_bias(items: Sequence[Scored], pruners: dict[str, Any], so_items: Sequence[Scored],
+                   so_pruners: dict[str, Any], weights: list[dict[str, float]], fold_of: dict[str, int],
+                   target_recall: float = TARGET_RECALL) -> dict[str, Any]:
+    """The no-values bias shift (:data:`~sqlgenie.inference.pruning.NO_VALUES_BIAS`), out of fold:
+    δ* is where the original questions reach ``target_recall`` (as :func:`main` ``fit``); the
+    shift is the one at which the same questions over schema-only copies (``so_items``: rows
+    removed) keep the share the originals keep at δ* (rule: the same kept share as with values)."""
+    def scores(xs: Sequence[Scored], b: float) -> list[np.ndarray]:
+        out = []
+        for s in xs:
+            w = weights[fold_of[s.db_id]]
+            out.append(model_scores([s], {**w, "bias": w["bias"] + b})[0])
+        return out
+
+    keep = ("column_recall", "kept_fraction", "full_coverage_rate")
+    delta, at = choose_threshold(items, pruners, scores(items, 0.0), target_recall)
+    ref = at["kept_fraction"]
+    before = summarize(so_items, so_pruners, delta, scores(so_items, 0.0))
+    lo, hi = -2.0, 2.0  # kept falls as the shift goes down
+    for _ in range(14):
+        mid = (lo + hi) / 2
+        if summarize(so_items, so_pruners, delta, scores(so_items, mid))["kept_fraction"] <= ref:
+            lo = mid
+        else:
+            hi = mid
+    after = summarize(so_items, so_pruners, delta, scores(so_items, lo))
+    return {"delta": round(delta, 4), "originals": {k: at[k] for k in keep},
+            "schema_only_no_shift": {k: before[k] for k in keep}, "no_values_bias": round(lo, 4),
+            "schema_only_with_shift": {k: after[k] for k in keep}}
+
+
 def model_scores(items: Sequence[Scored], weights: dict[str, float]) -> list[np.ndarray]:
     from sqlgenie.inference.pruning import FEATURES
 
@@ -531,11 +572,13 @@ def main(argv: list[str] | None = None) -> None:
     """``python -m sqlgenie.inference.eval_schema fit``: refit WEIGHTS on Spider train,
     choose δ on out-of-fold scores for the target recall and re-centre the bias so that
     ``--default`` (the settings' ``prune_threshold``) is that operating point; prints
-    WEIGHTS, the out-of-fold figures and curve."""
+    WEIGHTS, the out-of-fold figures and curve. ``no-values``: the same folds, then
+    :func:`no_values_bias` over schema-only copies of the same databases (declared keys)."""
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m sqlgenie.inference.eval_schema")
-    ap.add_argument("command", choices=["fit"])
+    ap.add_argument("command", choices=["fit", "no-values"],
+                    help="fit: WEIGHTS and δ; no-values: NO_VALUES_BIAS on schema-only copies (declared keys)")
     ap.add_argument("--dataset", default=None)
     ap.add_argument("--questions", default="train_spider_compact.json")
     ap.add_argument("--limit", type=int, default=None)
@@ -565,6 +608,18 @@ def main(argv: list[str] | None = None) -> None:
 
         extra, _ = collect(dataset, synonym_questions(questions, catalogs)[0], pruners, catalogs)
     options = {"positive_weight": args.positive_weight, "l2": args.l2, "size_weight": args.size_weight}
+    if args.command == "no-values":
+        from sqlgenie.inference.eval_variants import schema_only_dataset
+
+        weights_f, fold_of = fold_weights(items + extra, pruners, folds=args.folds, **options)
+        so_data = schema_only_dataset(dataset)
+        # declared keys: without rows onboarding infers no join at all (as `eval schema --variant schema-only`)
+        so_catalogs = prepare_catalogs(so_data, settings, {q.db_id for q in questions}, keys="keep", schema_only=True)
+        so_pruners = _make_pruners(so_catalogs, settings, None)
+        so_items, _ = collect(so_data, questions, so_pruners, so_catalogs)
+        print(json.dumps(no_values_bias(items, pruners, so_items, so_pruners, weights_f, fold_of,
+                                        args.target_recall)))
+        return
     oof, item_fold = cross_validate(items + extra, pruners, folds=args.folds, **options)
     syn_oof = oof[len(items):]
     oof, item_fold = oof[:len(items)], item_fold[:len(items)]

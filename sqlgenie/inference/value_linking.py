@@ -843,11 +843,13 @@ class LinkReport:
     kept_columns: int
     total_columns: int
     ms: float
+    #: the pruner's operating point: "values", or "no_values" when every table holds no rows
+    situation: str = "values"
 
     def to_json(self) -> dict[str, Any]:
         return {"question": self.question, "tables": self.tables, "joins": self.joins,
                 "links": [l.to_json() for l in self.links], "kept_columns": self.kept_columns,
-                "total_columns": self.total_columns, "ms": round(self.ms, 2)}
+                "total_columns": self.total_columns, "situation": self.situation, "ms": round(self.ms, 2)}
 
 
 def link_and_prune(question: str, *, pruner: Any, linker: ValueLinker, limit_per_span: int = 5) -> LinkReport:
@@ -866,4 +868,5 @@ def link_and_prune(question: str, *, pruner: Any, linker: ValueLinker, limit_per
     joins = [" AND ".join(f"{j.from_table}.{a} = {j.to_table}.{b}" for a, b in zip(j.from_columns, j.to_columns))
              + ("" if j.status == "accepted" else " (proposed)") for j in pruned.joins]
     total = sum(len(t.columns) for t in pruner.catalog.tables)
-    return LinkReport(question, tables, joins, links, sum(len(c) for c in pruned.tables.values()), total, ms)
+    return LinkReport(question, tables, joins, links, sum(len(c) for c in pruned.tables.values()), total, ms,
+                      getattr(pruner, "situation", "values"))
