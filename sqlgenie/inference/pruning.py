@@ -37,8 +37,9 @@ question with numpy and dictionary look-ups:
 Columns scoring at least δ (``Settings.prune_threshold``, 0.30) are kept. The score
 includes the schema's size (``log_db_cols``): a column of a 10-column schema is a tenth
 of what the prompt shows, one of a 100-column schema a hundredth, so small schemas ask
-more evidence per column. Tables the question names (or examples use) keep their
-primary key. The kept tables join a tree one by one, most relevant first, by the
+more evidence per column. A database whose tables all hold no rows (schema only: no
+values to link) scores with :data:`NO_VALUES_BIAS` added, its own operating point.
+Tables the question names (or examples use) keep their primary key. The kept tables join a tree one by one, most relevant first, by the
 cheapest path over accepted joins (weight: the cost model's ``cost`` over the join's
 confidence; :mod:`sqlgenie.inference.join_paths`); joins onboarding left *proposed*
 serve, at a high weight, only where accepted ones cannot connect. The tree adds the
