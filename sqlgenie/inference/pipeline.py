@@ -43,7 +43,7 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference import groups
+from sqlgenie.inference import deeper, groups
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference.verify import adapt_verified, bank_values
@@ -516,6 +516,8 @@ class Asker:
         if adapted is not None and adapted.ok:
             result.method = "adapt"
             result.example_id = chosen.example.id
+            if all(e["id"] != chosen.example.id for e in result.examples):  # a deeper candidate (inference/deeper.py)
+                result.examples.append(example_summary(chosen))
             result.similarity = float(chosen.score)
             result.confidence = adapted.confidence
             result.adaptation = adapted.to_dict()
@@ -595,9 +597,10 @@ class Asker:
 
     # --- match route: deterministic --------------------------------------------------------
 
-    def _adapt(self, retrieval: Any, matches: Sequence[Any], decision: RouteDecision
+    def _adapt(self, retrieval: Any, matches: Sequence[Any], decision: RouteDecision, extend: bool = True
                ) -> tuple[AdaptedSQL | None, Any, list[str]]:
-        """Adapt the best examples; refuse when the close ones disagree."""
+        """Adapt the best examples; refuse when the close ones disagree; when none verifies,
+        the deeper candidates that fit (``extend``; :mod:`sqlgenie.inference.deeper`)."""
         threshold = self.settings.match_threshold
         best_score = matches[0].score
         forced = decision.requested == "match"
@@ -629,8 +632,8 @@ class Asker:
                 outcomes.append((cand, adapted))
             else:
                 failures.append(f"example #{ex.id}: " + "; ".join(adapted.unaccounted))
-        if not outcomes:
-            return None, None, failures
+        if not outcomes:  # none verified: the next examples that fit the question's values (issue 13)
+            return deeper.fallback(self, retrieval, pool, decision, failures) if extend else (None, None, failures)
         cand, best = outcomes[0]
         close = [(c, a) for c, a in outcomes[1:] if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
         if close:
