@@ -11,7 +11,14 @@ import psycopg
 import pytest
 
 from sqlgenie.catalog import Catalog, load_catalog
-from sqlgenie.inference.pruning import FEATURES, NO_VALUES_BIAS, WEIGHTS, SchemaPruner, holds_no_rows
+from sqlgenie.inference.pruning import (
+    FEATURES,
+    NO_VALUES_BIAS,
+    WEIGHTS,
+    SchemaPruner,
+    holds_no_rows,
+    situation,
+)
 
 DDL = """
 CREATE SCHEMA {s};
@@ -129,6 +136,24 @@ def test_link_report_names_the_situation(catalogs, embedder):
             assert any(l.value == "France" for l in report.links)
         else:
             assert not report.links
+
+
+def test_empty_tables_without_any_join_are_not_shifted(catalogs, embedder):
+    """Several empty tables and no join at all (no declared keys: nothing to infer joins from):
+    the join tree cannot add join columns, so the shift (chosen where it can) is not applied."""
+    conn, cats = catalogs
+    empty = cats["music_so"]
+    assert empty.accepted_joins()  # declared keys: joins without rows
+    assert situation(empty) == "no_values"
+    bare = Catalog(empty.tables, (), empty.search_path)
+    assert situation(bare) == "no_values_no_joins"
+    pruner = SchemaPruner(bare, embedder=embedder, threshold=0.3)
+    assert pruner.situation == "no_values_no_joins"
+    X, _signals, _hits = pruner.features(QUESTIONS[1])
+    z = X.astype(np.float64) @ np.asarray([WEIGHTS.get(f, 0.0) for f in FEATURES]) + WEIGHTS["bias"]
+    assert np.allclose(_logit(pruner.score(X)), z, atol=1e-3)
+    one = Catalog(empty.tables[:1], (), empty.search_path)  # one empty table: nothing to join
+    assert situation(one) == "no_values"
 
 
 def test_only_a_wholly_empty_catalog_counts_as_no_values(catalogs):

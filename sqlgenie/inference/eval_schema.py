@@ -511,28 +511,37 @@ def no_values_bias(items: Sequence[Scored], pruners: dict[str, Any], so_items: S
     δ* is where the original questions reach ``target_recall`` (as :func:`main` ``fit``); the
     shift is the one at which the same questions over schema-only copies (``so_items``: rows
     removed) keep the share the originals keep at δ* (rule: the same kept share as with values)."""
-    def scores(xs: Sequence[Scored], b: float) -> list[np.ndarray]:
+    from sqlgenie.inference.pruning import SITUATION_BIAS
+
+    def scores(xs: Sequence[Scored], b: float, shifted: Callable[[str], bool] = lambda db: True) -> list[np.ndarray]:
         out = []
         for s in xs:
             w = weights[fold_of[s.db_id]]
-            out.append(model_scores([s], {**w, "bias": w["bias"] + b})[0])
+            out.append(model_scores([s], {**w, "bias": w["bias"] + (b if shifted(s.db_id) else 0.0)})[0])
         return out
+
+    # only the situation the shift is for: copies without any join between several tables
+    # keep their own (fixed) bias, SITUATION_BIAS["no_values_no_joins"]
+    assert SITUATION_BIAS["no_values_no_joins"] == 0.0
+    no_joins = {db for db, p in so_pruners.items() if getattr(p, "situation", "no_values") == "no_values_no_joins"}
 
     keep = ("column_recall", "kept_fraction", "full_coverage_rate")
     delta, at = choose_threshold(items, pruners, scores(items, 0.0), target_recall)
     ref = at["kept_fraction"]
+    shifted = lambda db: db not in no_joins  # noqa: E731
     before = summarize(so_items, so_pruners, delta, scores(so_items, 0.0))
     lo, hi = -2.0, 2.0  # kept falls as the shift goes down
     for _ in range(14):
         mid = (lo + hi) / 2
-        if summarize(so_items, so_pruners, delta, scores(so_items, mid))["kept_fraction"] <= ref:
+        if summarize(so_items, so_pruners, delta, scores(so_items, mid, shifted))["kept_fraction"] <= ref:
             lo = mid
         else:
             hi = mid
-    after = summarize(so_items, so_pruners, delta, scores(so_items, lo))
+    after = summarize(so_items, so_pruners, delta, scores(so_items, lo, shifted))
     return {"delta": round(delta, 4), "originals": {k: at[k] for k in keep},
             "schema_only_no_shift": {k: before[k] for k in keep}, "no_values_bias": round(lo, 4),
-            "schema_only_with_shift": {k: after[k] for k in keep}}
+            "schema_only_with_shift": {k: after[k] for k in keep},
+            "databases": len(so_pruners), "databases_without_joins": len(no_joins)}
 
 
 def model_scores(items: Sequence[Scored], weights: dict[str, float]) -> list[np.ndarray]:

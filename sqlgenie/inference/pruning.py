@@ -87,7 +87,7 @@ from onboarding.names import (
 from sqlgenie.catalog import Catalog, ColumnInfo, JoinInfo, TableInfo
 from sqlgenie.inference.join_paths import JoinGraph
 
-__all__ = ["ColumnScore", "PrunedSchema", "SchemaPruner", "ValueIndex", "column_text", "holds_no_rows", "table_text"]
+__all__ = ["ColumnScore", "PrunedSchema", "SchemaPruner", "ValueIndex", "column_text", "holds_no_rows", "situation", "table_text"]
 
 # --- fitted model --------------------------------------------------------------------------
 
@@ -131,13 +131,19 @@ WEIGHTS: dict[str, float] = {
 
 #: Added to every column's logit when the database holds no rows (every table's
 #: ``row_estimate`` is 0: a schema-only database, so no value caches, no value links and the
-#: statistics of empty tables; :func:`holds_no_rows`). The weights are fitted on databases
-#: with rows; without them the same δ keeps more (Spider train over schema-only copies
-#: with declared keys, out of fold: 0.385 kept against 0.365 on the originals). Chosen on
-#: those train copies out of fold by the rule "the same kept share as with values": the
-#: shift at which they keep what the originals keep at the default (0.3653; recall 0.9754
-#: -> 0.9714). docs/benchmarks.md, "Operating point per situation (linking4)".
-NO_VALUES_BIAS = -0.18
+#: statistics of empty tables; :func:`holds_no_rows`) and its tables have joins. The weights
+#: are fitted on databases with rows; without them the same δ keeps more (Spider train over
+#: schema-only copies with declared keys, out of fold: 0.385 kept against 0.365 on the
+#: originals). Chosen on those train copies out of fold by the rule "the same kept share as
+#: with values": the shift at which they keep what the originals keep at the default (0.3653;
+#: recall 0.9754 -> 0.9714; ``python -m sqlgenie.inference.eval_schema no-values``).
+#: docs/benchmarks.md, "Operating point per situation (linking4)".
+NO_VALUES_BIAS = -0.19
+#: Bias per situation (:func:`situation`). Without rows *and* without any join between several
+#: tables (no declared keys: onboarding infers no join from empty tables), the join tree cannot
+#: add join columns and only scores keep them; the shift above was chosen on copies whose joins
+#: the tree adds (on copies with keys dropped the same rule gives +0.09), so none is applied.
+SITUATION_BIAS: dict[str, float] = {"values": 0.0, "no_values": NO_VALUES_BIAS, "no_values_no_joins": 0.0}
 
 #: Similarity of a cue word to the column words it points at (:data:`CUE_WORDS`).
 CUE_SIMILARITY = 0.8
@@ -764,6 +770,17 @@ def holds_no_rows(catalog: Catalog) -> bool:
     return bool(catalog.tables) and all(t.row_estimate == 0 for t in catalog.tables)
 
 
+def situation(catalog: Catalog) -> str:
+    """``"values"``; ``"no_values"`` when every table holds no rows (:func:`holds_no_rows`);
+    ``"no_values_no_joins"`` when, besides, several tables have no join at all (accepted or
+    proposed) between them. Selects the bias of :data:`SITUATION_BIAS`."""
+    if not holds_no_rows(catalog):
+        return "values"
+    if len(catalog.tables) > 1 and not any(j.status in ("accepted", "proposed") for j in catalog.joins):
+        return "no_values_no_joins"
+    return "no_values"
+
+
 class SchemaPruner:
     """Scores and prunes the columns of ``catalog`` for questions (see module doc).
 
@@ -774,7 +791,8 @@ class SchemaPruner:
     :class:`~sqlgenie.autocorrect.values.PgValueMatcher` (its connection is used);
     ``None``: no value signal. ``threshold``: δ (default ``settings.prune_threshold``).
     A catalog whose tables all hold no rows (:func:`holds_no_rows`) scores with
-    :data:`NO_VALUES_BIAS` added (``situation`` ``"no_values"``; otherwise ``"values"``).
+    :data:`NO_VALUES_BIAS` added (``situation`` ``"no_values"``; otherwise ``"values"``, or
+    ``"no_values_no_joins"``, unshifted, when its several tables have no join at all).
     """
 
     #: other joins of a pair the tree links: "all", "kept" (when one of their
@@ -797,8 +815,8 @@ class SchemaPruner:
         self.embedder = embedder
         self.weights = dict(WEIGHTS if weights is None else weights)
         self._w = np.asarray([self.weights.get(f, 0.0) for f in FEATURES], dtype=np.float32)
-        self.situation = "no_values" if holds_no_rows(catalog) else "values"
-        self._b = float(self.weights.get("bias", 0.0)) + (NO_VALUES_BIAS if self.situation == "no_values" else 0.0)
+        self.situation = situation(catalog)
+        self._b = float(self.weights.get("bias", 0.0)) + SITUATION_BIAS[self.situation]
         self.values = self._value_index(value_matcher)
         self.graph = JoinGraph.from_joins(catalog.joins, proposed=True)
         self._prepare()
