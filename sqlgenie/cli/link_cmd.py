@@ -40,6 +40,9 @@ def link(
     if report.situation == "no_values":
         console.print("[dim]the tables hold no rows: no-values operating point (keeps fewer columns)[/]",
                       highlight=False)
+    elif report.situation == "no_values_no_joins":
+        console.print("[dim]the tables hold no rows and have no joins: declare keys (or onboard with rows) "
+                      "so the kept tables can be joined[/]", highlight=False)
     for table, cols in report.tables.items():
         console.print(f"  [bold]{table}[/]", highlight=False)
         for c in cols:

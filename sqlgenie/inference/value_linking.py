@@ -843,7 +843,8 @@ class LinkReport:
     kept_columns: int
     total_columns: int
     ms: float
-    #: the pruner's operating point: "values", or "no_values" when every table holds no rows
+    #: the pruner's operating point: "values", "no_values" when every table holds no rows,
+    #: "no_values_no_joins" when besides its several tables have no join
     situation: str = "values"
 
     def to_json(self) -> dict[str, Any]:
