@@ -357,6 +357,10 @@ def _reason_bucket(reason: str) -> str:
         ("your question asks how many", "answer type"),
         ("your question asks when", "answer type"),
         ("the examples translate", "missing modifier"),
+        ("which in the examples puts", "value side"),  # sqlgenie.inference.sides.REASON_CODES
+        ("your question is about", "answer entity"),
+        ("your question asks how much", "answer type"),
+        ("which other examples turn into a condition", "dropped condition"),
     ):
         if key in text:
             return label

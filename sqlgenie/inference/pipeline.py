@@ -46,6 +46,7 @@ from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference import deeper, groups
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
+from sqlgenie.inference import sides
 from sqlgenie.inference.verify import adapt_verified, bank_values
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
 
@@ -613,6 +614,8 @@ class Asker:
         known_values = bank_values(self.retriever)  # constants of the bank's SQL (verify: values the example lacks)
         modifiers = precision.modifier_words(self.retriever, self.catalog)  # words the bank's SQL encodes as numbers
         grouped = groups.candidates(self.retriever, self.catalog, pool, new_masked)  # paraphrases of one query
+        side_words = sides.value_sides(self.retriever, self.catalog)  # words the bank ties to one side of a join
+        const_words = sides.constant_words(self.retriever, self.catalog)  # words the bank ties to constants
         for cand, group in grouped:
             ex = cand.example
             ex_masked = self.retriever.mask(ex.question)
@@ -625,6 +628,9 @@ class Asker:
             )
             precision.check_candidate(adapted, ex_masked.text, new_masked.text, new_masked.spans, retrieval.question,
                                       catalog=self.catalog, modifiers=modifiers, schema_word=self._schema_word)
+            sides.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, new_masked.text, new_masked.spans,
+                                  retrieval.question, catalog=self.catalog, sides=side_words,
+                                  schema_word=self._schema_word, constants=const_words)  # matchq's refusals
             if adapted.ok and adapted.confidence < self.min_confidence:
                 adapted.ok = False
                 adapted.unaccounted.append(f"confidence {adapted.confidence:.2f} < {self.min_confidence:.2f}")
