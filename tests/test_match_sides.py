@@ -250,6 +250,10 @@ def test_constant_of_a_dropped_word_is_refused(asker):
     # the question says it too, or the example's SQL has no such constant: nothing to refuse
     assert dropped_constants(ex_sql, [], "papers I 've already written", "which papers have I already written",
                              words, asker.catalog) == []
+    # another spelling of the example's word is that word
+    assert dropped_constants(ex_sql, [], "papers already written", "papers alreadyy written", words,
+                             asker.catalog) == []
+    assert dropped_constants(ex_sql, [], "papers already written", "papers written", words, asker.catalog)
     assert dropped_constants("SELECT DISTINCT w.paperid FROM air.writes AS w", [], "papers I 've already written",
                              "papers written in the journal", words, asker.catalog) == []
     # end to end: the example's constant is never answered for a question without it

@@ -574,6 +574,17 @@ def _words(masked: str) -> set[str]:
     return {lemma(w) for w in tokens(masked) if w != _MASK and w[0].isalpha()}
 
 
+def _same_stem(a: str, b: str) -> bool:
+    """Two spellings of one word ("undergrads" / "undergraduates"): a common start of at
+    least 5 letters and three quarters of the shorter word."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n >= 5 and n >= 0.75 * min(len(a), len(b))
+
+
 def dropped_constants(example_sql: str, example_spans: Sequence[Any], example_masked: str, new_masked: str,
                       model: Any, catalog: Any = None) -> list[str]:
     """A word of the example that the question lacks, which the bank ties to a constant
@@ -589,7 +600,8 @@ def dropped_constants(example_sql: str, example_spans: Sequence[Any], example_ma
     new_lemmas = _words(new_masked)
     from sqlgenie.inference.verify import lemma
 
-    removed = sorted(w for w in ex_raw - new_raw if lemma(w) not in new_lemmas)
+    removed = sorted(w for w in ex_raw - new_raw if lemma(w) not in new_lemmas
+                     and not any(_same_stem(w, v) for v in new_raw))
     if not removed:
         return []
     unbound = unbound_columns(example_sql, example_spans, catalog)
