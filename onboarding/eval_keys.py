@@ -157,6 +157,8 @@ def run_onboarding(
                 run.pk_source[r.table] = r.pk_source
                 if collect_candidates:
                     for c in r.candidates:
+                        if "name_only" in c.features:
+                            continue  # from names alone (tables without rows): never decided by the model
                         run.candidates.append({
                             "src": [c.src.table, list(c.from_columns)], "dst": [c.dst.table, list(c.to_columns)],
                             "features": c.features, "score": c.score, "inclusion": c.inclusion,

@@ -630,6 +630,145 @@ def _numeric_text(c: ColumnRef) -> bool:
     return all(v is not None and re.fullmatch(r"\s*[+-]?\d{1,18}\s*", v) for v in (c.min_value, c.max_value))
 
 
+# --- names only: tables without rows ------------------------------------------------------------
+
+#: Why a pair was proposed without value inclusion (stored in the evidence's notes).
+NAME_ONLY_REASON = "from names only: the tables hold no rows"
+#: Scores of name-only pairs. Both stay below :data:`THRESHOLD` and above
+#: :data:`REVIEW_FLOOR`: such a pair is only ever *proposed* (a person accepts or rejects
+#: it), never accepted by score; the pruner's join tree uses proposed joins as a last
+#: resort. ``names_table``: the referencing column names the referenced table and ends
+#: with a key word (``concert.singer_id`` -> ``singer.singer_id``, ``student_id`` ->
+#: ``student.id``); ``same_key_name``: it is named exactly like another table's key, a key
+#: that does not name its table (``flight.aid`` -> ``aircraft.aid``).
+NAME_ONLY_SCORES = {"names_table": 0.25, "same_key_name": 0.2}
+
+
+def _key_words(name: str) -> list[str]:
+    """Identifier words with a key word glued to a longer word split off (``countrycode``
+    -> ``country code``; :func:`onboarding.keys.key_words`)."""
+    from onboarding.keys import key_words
+
+    return key_words(name)
+
+
+def _type_key_capable(c: ColumnRef) -> bool:
+    """:func:`key_capable` from the type alone (an empty table has no values to look at)."""
+    if c.family not in _KEY_FAMILIES:
+        return False
+    if c.family == "other" and c.data_type != "uuid":
+        return False
+    if c.family == "numeric" and not c.integral and not c.data_type.startswith("numeric"):
+        return c.data_type in ("real", "double precision")  # SQLite-typed ids are often REAL
+    return True
+
+
+def _names_other_table(col: ColumnRef, tables: Iterable[str]) -> bool:
+    words = _canon(_key_words(col.column))
+    if not words or words[-1] not in ID_TOKENS or not strip_id(words):
+        return False
+    stem = strip_id(words)
+    return any(t != col.table and stem == [canonical_word(w) for w in table_words(t)] for t in tables)
+
+
+def name_key(cols: Sequence[ColumnRef], tables: Iterable[str] = ()) -> ColumnRef | None:
+    """The key of a table as its names give it: the single-column primary key when there
+    is one (declared, inferred or set by a person); else the first column named like the
+    table's own key (``id``, ``<table>_id``, ``<table>id``, ``<singular table>_id``); else
+    the first column when it ends with a key word and its other words are not exactly
+    another table's name (``aid`` in ``aircraft``, ``document_type_code`` in
+    ``ref_document_types``; ``concert_id`` in ``singer_in_concert`` is a reference to
+    ``concert``, not its key)."""
+    pk = [c for c in cols if c.is_pk]
+    if pk:
+        return pk[0]
+    if any(c.in_pk for c in cols):
+        return None  # a composite key: its parts are matched by composite_candidates
+    ordered = sorted(cols, key=lambda c: c.ordinal)
+    for c in ordered:
+        if own_key_name(c) >= 1.0 and _type_key_capable(c):
+            return c
+    if ordered:
+        first = ordered[0]
+        words = _key_words(first.column)
+        if words and words[-1] in ID_TOKENS and _type_key_capable(first) and not _names_other_table(first, tables):
+            return first
+    return None
+
+
+def name_only_candidates(new_columns: list[ColumnRef], earlier_columns: list[ColumnRef],
+                         schema_tables: Iterable[str] = (),
+                         declared: Iterable[tuple[str, str, str]] = ()) -> list[Candidate]:
+    """Pairs proposed from names and types alone where a table holds no rows (no values to
+    test an inclusion dependency on; :func:`generate_candidates` needs rows on both sides).
+
+    ``A.a -> B.b`` when ``b`` is ``B``'s key by :func:`name_key`, the types can be compared
+    (:func:`types_compatible`; a text/number cast only when ``a`` is named exactly like
+    ``b``: nothing shows the text holds numbers), ``A`` or ``B`` holds no rows, ``A`` is not
+    ``B``, ``a`` is not ``A``'s own key, and either ``a`` names ``B`` with a key word
+    (``singer_id``, ``singerid``, ``countrycode``, ``host_city_id``) or ``a`` is named exactly
+    like ``b`` and ``b`` names no table (``aid``). One referenced
+    table per referencing column (the best rule, then the shorter referenced table name).
+    ``schema_tables``: every table of the schema, onboarded or not, so a column naming a
+    table onboarded later is already known as a reference (not its own table's key).
+    ``declared``: (schema, table, column) of referencing columns of declared foreign keys,
+    which take no name-only pair (the constraint says what they reference).
+    Scores: :data:`NAME_ONLY_SCORES`; the pair is at most *proposed* (:func:`resolve`)."""
+    all_cols = earlier_columns + new_columns
+    new_keys = {c.key for c in new_columns}
+    tables: dict[tuple[str, str], list[ColumnRef]] = {}
+    for c in all_cols:
+        tables.setdefault(c.table_key, []).append(c)
+    table_names = sorted({t for _s, t in tables} | set(schema_tables))
+    keys = {tk: name_key(cols, table_names) for tk, cols in tables.items()}
+    declared = set(declared)
+    best: dict[tuple, Candidate] = {}
+    for bkey, dst in keys.items():
+        if dst is None:
+            continue
+        b = _canon(_key_words(dst.column))
+        dst_names_table = (len(b) == 1 and b[0] in STRONG_ID_TOKENS) or own_key_name(dst) >= 1.0
+        for akey, cols in tables.items():
+            if akey == bkey:
+                continue
+            for src in cols:
+                if src.key not in new_keys and dst.key not in new_keys:
+                    continue  # compared when the later of the two was onboarded
+                if src.rows > 0 and dst.rows > 0:
+                    continue  # both hold rows: value inclusion decides (generate_candidates)
+                if src.key in declared:
+                    continue
+                tc = types_compatible(src, dst)
+                if not _type_key_capable(src) or tc is None:
+                    continue
+                if keys.get(akey) is not None and keys[akey].key == src.key:
+                    continue  # A's own key (two tables keyed alike are siblings, not a reference)
+                a = _canon(_key_words(src.column))
+                if not a or a[-1] not in ID_TOKENS:
+                    continue
+                stem = strip_id(a)
+                names = mentions_table(stem, dst.table) if stem else 0.0
+                rule = None
+                if names >= 0.8 and (tc != "cast" or a == b):
+                    rule = "names_table"  # a text/number cast only under the key's very name
+                elif a == b and not dst_names_table and tc != "cast":
+                    rule = "same_key_name"
+                if rule is None:
+                    continue
+                cand = Candidate(src, dst, inclusion=None, sampled=0, included=0)
+                cand.features = {"name_only": 1.0, "names_table": 1.0 if rule == "names_table" else 0.0,
+                                 "same_name": 1.0 if a == b else 0.0, "dst_key_guessed": 0.0 if dst.is_pk else 1.0}
+                cand.score = NAME_ONLY_SCORES[rule]
+                cand.notes.append(f"{NAME_ONLY_REASON}; " + (
+                    f"{src.column} names the table {dst.table}" if rule == "names_table"
+                    else f"{src.column} is named like the key of {dst.table}")
+                    + ("" if dst.is_pk else f" ({dst.column} taken as its key from its name)"))
+                prev = best.get(src.key)
+                if prev is None or (cand.score, -len(dst.table), dst.table) > (prev.score, -len(prev.dst.table), prev.dst.table):
+                    best[src.key] = cand
+    return list(best.values())
+
+
 # --- composite keys ---------------------------------------------------------------------------------
 
 
@@ -766,7 +905,8 @@ def resolve(rows: list[JoinRow], threshold: float = THRESHOLD) -> dict[tuple, tu
     """
     groups: dict[tuple, list[JoinRow]] = {}
     for r in rows:
-        if r.features is not None and len(r.key[1]) == 1 and "composite" not in r.features:
+        if r.features is not None and len(r.key[1]) == 1 and "composite" not in r.features \
+                and "name_only" not in r.features:
             groups.setdefault((r.key[0], r.key[1]), []).append(r)
     for group in groups.values():
         extras = group_features([g.features or {} for g in group])
@@ -784,6 +924,8 @@ def resolve(rows: list[JoinRow], threshold: float = THRESHOLD) -> dict[tuple, tu
             status = status_for(r.score, threshold)
             if status == "accepted" and (r.chance_only or (r.features or {}).get("chance_inclusion", 0) > 0):
                 status = "proposed"  # no name link, inclusion explained by small integers: a human decides
+            if status == "accepted" and (r.features or {}).get("name_only", 0) > 0:
+                status = "proposed"  # names only, no rows to test: a human decides
             out[r.key] = (status, "score")
     rank = {"human": 3, "declared": 3, "llm": 2, "score": 1, None: 0}
 

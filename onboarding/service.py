@@ -238,6 +238,10 @@ def _onboard(
     cands += joins.composite_candidates(target, tables, pks, (schema, name))
     if provider is not None and cands:
         joins.llm_judge(provider, cands)
+    # a table without rows: pairs from names and types alone, only ever proposed
+    if prof.row_count == 0 or any(r.rows == 0 for r in earlier):
+        schema_tables = [t for _s, t in profile.list_tables(target, schema)]
+        cands += joins.name_only_candidates(mine, earlier, schema_tables, _declared_fk_columns(store, prof, scope))
     timings["joins"] = time.perf_counter() - t0
 
     # 6. partition and index picks
@@ -310,6 +314,21 @@ def _with_human_key(store: psycopg.Connection, prof: profile.TableProfile,
                           "Set it again with `sqlgenie tables set-key`.")
     return keys.KeyPick(human, "human", {"reason": "set by a person (sqlgenie tables set-key)",
                                          "inferred_key": {"columns": inferred.columns, "source": inferred.source}}), None
+
+
+def _declared_fk_columns(store: psycopg.Connection, prof: profile.TableProfile,
+                         schemas: list[str] | None) -> set[tuple[str, str, str]]:
+    """(schema, table, column) of every referencing column of a declared foreign key: this
+    table's and those of the onboarded tables in scope."""
+    out = {(prof.schema, prof.name, c) for fk in prof.foreign_keys for c in fk[0]}
+    for s, t, fks in store.execute(
+        "SELECT schema_name, table_name, profile->'declared_foreign_keys' FROM sqlgenie.catalog_tables"
+        " WHERE (%(s)s::text[] IS NULL OR schema_name = ANY(%(s)s::text[]))",
+        {"s": schemas},
+    ):
+        for fk in fks or []:
+            out |= {(s, t, c) for c in fk.get("columns", [])}
+    return out
 
 
 def _catalog_pks(store: psycopg.Connection, schemas: list[str] | None, exclude: tuple[str, str]) -> dict[tuple[str, str], list[str]]:
