@@ -140,9 +140,12 @@ WEIGHTS: dict[str, float] = {
 #: docs/benchmarks.md, "Operating point per situation (linking4)".
 NO_VALUES_BIAS = -0.19
 #: Bias per situation (:func:`situation`). Without rows *and* without any join between several
-#: tables (no declared keys: onboarding infers no join from empty tables), the join tree cannot
-#: add join columns and only scores keep them; the shift above was chosen on copies whose joins
-#: the tree adds (on copies with keys dropped the same rule gives +0.09), so none is applied.
+#: tables (no declared keys and no column named like another table's key: onboarding proposes
+#: joins from names alone where tables hold no rows, ``onboarding.joins.name_only_candidates``),
+#: the join tree cannot add join columns and only scores keep them; the shift above was chosen
+#: on copies whose joins the tree adds, so none is applied. With name-only joins the copies with
+#: keys dropped are ``no_values`` and shifted (train out of fold 0.9539 / 0.3637, the originals'
+#: kept share; docs/benchmarks.md, "Joins from names when tables hold no rows (linking5)").
 SITUATION_BIAS: dict[str, float] = {"values": 0.0, "no_values": NO_VALUES_BIAS, "no_values_no_joins": 0.0}
 
 #: Similarity of a cue word to the column words it points at (:data:`CUE_WORDS`).
