@@ -179,3 +179,7 @@ def test_a_deeper_example_must_ask_for_the_same_kind_of_answer(asker):
     assert deeper.asked_differently(asker, retrieval, where) == "it asks where, yours what"
     same = _fake("What is the total amount of the orders to Boston?", ONE.format(agg="sum(o.amount)"))
     assert deeper.asked_differently(asker, retrieval, same) is None
+    other_answer = _fake("Which amounts do the orders to Boston have?",
+                         "SELECT DISTINCT o.amount FROM trade.orders o WHERE o.city = 'Boston'")
+    retrieval = asker.retriever.retrieve("Which orders went to Seattle?", k=1, threshold=0.0)
+    assert deeper.asked_differently(asker, retrieval, other_answer) == "it asks for amount, yours for order"

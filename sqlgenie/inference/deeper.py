@@ -39,9 +39,11 @@ are not tried (measured: on ATIS they answered 1 question right for 3 wrong ones
    * its SQL keeps no string constant that went with a value the question replaced: compared on
      the same table as that value and produced by no value of its question (``city_name =
      'WASHINGTON' AND state_code = 'DC'`` adapted to DENVER): :func:`companion_constants`;
-   * both ask for the same kind of answer (who / where / when / how many / anything else) and
-     the candidate does not group where the question does not ("How many papers does X publish
-     each year?" for "How many papers does X have?"): :func:`asked_differently`.
+   * both ask for the same kind of answer (who / where / when / how many / anything else) about
+     the same thing (the answer phrases' heads share a word when both have one: "what airlines
+     ..." is not "what kinds of planes ...") and the candidate does not group where the question
+     does not ("How many papers does X publish each year?" for "How many papers does X have?"):
+     :func:`asked_differently`.
 
 The refusal reason is a sentence with its :data:`REASON_CODES` code, and the refusal shows the
 nearest examples as every match refusal does. Measured and not kept: see docs/benchmarks.md,
@@ -282,4 +284,6 @@ def asked_differently(asker: Any, retrieval: Any, cand: Any) -> str | None:
                 f"{said.get(_kind(new), 'how many' if new.count else 'what')}")
     if old.grouped and not new.grouped:
         return f"it asks per {', '.join(sorted(old.grouped))} and yours does not"
+    if new.heads and old.heads and not set(new.heads) & set(old.heads):
+        return f"it asks for {' and '.join(old.heads)}, yours for {' and '.join(new.heads)}"
     return None
