@@ -340,6 +340,7 @@ def _summary(dataset: Dataset, records: list[dict[str, Any]], skipped: list, ban
 def _reason_bucket(reason: str) -> str:
     text = reason.lower()
     for key, label in (
+        ("is not among the nearest examples", "deeper candidate refused"),  # sqlgenie.inference.deeper.REASON_CODES
         ("< t =", "below threshold"),
         ("meaning words", "meaning words differ"),
         ("constants its question implies", "implied constants"),
