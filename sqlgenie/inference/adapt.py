@@ -51,6 +51,7 @@ __all__ = [
     "Substitution",
     "adapt_sql",
     "align",
+    "unbound_slots",
     "collect_slots",
     "parse_date_span",
     "parse_number",
@@ -672,6 +673,18 @@ _PHRASES = (("in total", "in"), ("or more", "leastormore"), ("or less", "mostorl
             ("at most", "mostorless"), ("no more than", "mostorless"), ("no less than", "leastormore"),
             ("no fewer than", "leastormore"), ("more than or equal", "leastormore"))
 _WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def unbound_slots(sql: str | exp.Expression, spans: Sequence[Any], catalog: Catalog | None = None) -> list[Slot] | None:
+    """The slots of ``sql`` (:func:`collect_slots`) that no value span of its question fills
+    (:func:`align`): the constants the SQL carries on its own. None when it does not parse."""
+    try:
+        tree = parse_sql(sql) if isinstance(sql, str) else sql
+        slots = collect_slots(tree, catalog)
+        bound = {b.slot for b in align([Span.of(x) for x in spans], slots).bindings}
+    except Exception:
+        return None
+    return [s for s in slots if s.index not in bound]
 
 
 def _singular(word: str) -> str:

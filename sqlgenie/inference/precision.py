@@ -261,16 +261,10 @@ class ModifierWords:
         for w in dict.fromkeys(words):
             if w in self.cache:
                 continue
-            query = ("SELECT id, mask_spans, sql FROM sqlgenie.bank_examples"
-                     " WHERE status = 'verified' AND masked_question ~* %s")
-            params: list[Any] = [r"\m" + re.escape(w) + r"\M"]
-            if self.allowed is not None:
-                query += " AND tables <@ %s"
-                params.append(sorted(self.allowed))
-            try:  # a sample is enough to tell a modifier (every use carries it) from a common word
-                rows = self.store.execute(query + f" ORDER BY id LIMIT {self.SAMPLE}", params).fetchall()
-            except Exception:
-                rows = []
+            # a sample is enough to tell a modifier (every use carries it) from a common word
+            from sqlgenie.inference.verify import verified_rows
+            rows = verified_rows(self.store, self.allowed, "id, mask_spans, sql", "masked_question ~* %s",
+                                 [r"\m" + re.escape(w) + r"\M"], self.SAMPLE)
             uses, implied, ordered, cols = 0, 0, 0, set()
             for ex_id, spans, sql in rows:
                 found = self._features.get(ex_id)
@@ -320,19 +314,11 @@ def implied_numbers(sql: str | exp.Expression, spans: Sequence[Any], catalog: An
     """Columns the SQL compares (WHERE / ON, not HAVING) with a number no value span of
     its question produced (aligned as :func:`sqlgenie.inference.adapt.align` does);
     calendar parts and keys left out (as :func:`verify.implied_constants`)."""
-    from sqlgenie.autocorrect.base import parse_sql
-    from sqlgenie.inference.adapt import Span, align, collect_slots
+    from sqlgenie.inference.adapt import unbound_slots
 
-    try:
-        tree = parse_sql(sql) if isinstance(sql, str) else sql
-        slots = collect_slots(tree, catalog)
-        bound = {b.slot for b in align([Span.of(s) for s in spans], slots).bindings}
-    except Exception:
-        return set()
-    out = set()
-    for s in slots:
-        if s.index in bound or s.context != "compare" or s.is_string or s.temporal \
-                or s.node.find_ancestor(exp.Having) is not None:
+    out: set[str] = set()
+    for s in unbound_slots(sql, spans, catalog) or []:
+        if s.context != "compare" or s.is_string or s.temporal or s.node.find_ancestor(exp.Having) is not None:
             continue
         name = (s.column or "").rsplit(".", 1)[-1].strip('"').lower()
         if not name or name == "id" or name.endswith("_id"):

@@ -45,7 +45,7 @@ from typing import Any, Sequence
 
 from sqlglot import exp
 
-from sqlgenie.inference.adapt import Span, _singular, align, collect_slots, norm_text
+from sqlgenie.inference.adapt import Span, _singular, align, collect_slots, norm_text, unbound_slots
 
 __all__ = [
     "REASON_CODES",
@@ -239,16 +239,9 @@ class ValueSides:
         where, word = feature.split(":", 1)
         w = re.escape(word)
         pattern = (r"\m" + w + r"\s+((the|a|an)\s+)?\[MASK\]") if where == "prev" else (r"\[MASK\]\s+" + w + r"\M")
-        query = ("SELECT masked_question, mask_spans, sql FROM sqlgenie.bank_examples"
-                 " WHERE status = 'verified' AND masked_question ~* %s")
-        params: list[Any] = [pattern]
-        if self.allowed is not None:
-            query += " AND tables <@ %s"
-            params.append(sorted(self.allowed))
-        try:
-            rows = self.store.execute(query + f" ORDER BY id LIMIT {self.SAMPLE}", params).fetchall()
-        except Exception:
-            rows = []
+        from sqlgenie.inference.verify import verified_rows
+        rows = verified_rows(self.store, self.allowed, "masked_question, mask_spans, sql", "masked_question ~* %s",
+                             [pattern], self.SAMPLE)
         uses, sides = 0, Counter()
         for masked, spans, sql in rows:
             spans = spans or []
@@ -479,18 +472,9 @@ def unbound_columns(sql: str | exp.Expression, spans: Sequence[Any], catalog: An
     """Columns the SQL compares (WHERE / ON / LIKE, not HAVING) with a constant that no
     value of its question produced: keys (``student_id = 1``), calendar parts (``year =
     2016``) and strings (``semester = 'FA'``) included."""
-    from sqlgenie.autocorrect.base import parse_sql
-
-    try:
-        tree = parse_sql(sql) if isinstance(sql, str) else sql
-        slots = collect_slots(tree, catalog)
-        bound = {b.slot for b in align([Span.of(x) for x in spans], slots).bindings}
-    except Exception:
-        return frozenset()
     out = set()
-    for slot in slots:
-        if slot.index in bound or slot.context not in ("compare", "like") or \
-                slot.node.find_ancestor(exp.Having) is not None:
+    for slot in unbound_slots(sql, spans, catalog) or []:
+        if slot.context not in ("compare", "like") or slot.node.find_ancestor(exp.Having) is not None:
             continue
         name = (slot.column or "").rsplit(".", 1)[-1].strip('"').lower()
         if name:
@@ -517,16 +501,9 @@ class ConstantWords:
     def stats(self, word: str) -> tuple[int, Counter]:
         if word in self.cache:
             return self.cache[word]
-        query = ("SELECT sql, mask_spans FROM sqlgenie.bank_examples"
-                 " WHERE status = 'verified' AND masked_question ~* %s")
-        params: list[Any] = [r"\m" + re.escape(word) + r"\M"]
-        if self.allowed is not None:
-            query += " AND tables <@ %s"
-            params.append(sorted(self.allowed))
-        try:
-            rows = self.store.execute(query + f" ORDER BY id LIMIT {self.SAMPLE}", params).fetchall()
-        except Exception:
-            rows = []
+        from sqlgenie.inference.verify import verified_rows
+        rows = verified_rows(self.store, self.allowed, "sql, mask_spans", "masked_question ~* %s",
+                             [r"\m" + re.escape(word) + r"\M"], self.SAMPLE)
         counts: Counter = Counter()
         for sql, spans in rows:
             if sql not in self._cols:

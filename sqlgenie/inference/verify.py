@@ -567,15 +567,7 @@ class BankValues:
         if todo:
             found: dict[str, set[str]] = {t: set() for t in todo}
             patterns = ["%" + t + "%" for t in todo]  # word groups: letters, digits and spaces only
-            query = "SELECT sql FROM sqlgenie.bank_examples WHERE status = 'verified' AND sql ILIKE ANY(%s)"
-            params: list[Any] = [patterns]
-            if self.allowed is not None:
-                query += " AND tables <@ %s"
-                params.append(sorted(self.allowed))
-            try:
-                rows = self.store.execute(query + " LIMIT 500", params).fetchall()
-            except Exception:
-                rows = []
+            rows = verified_rows(self.store, self.allowed, "sql", "sql ILIKE ANY(%s)", [patterns], 500, by_id=False)
             for (sql,) in rows:
                 try:
                     tree = parse_sql(sql)
@@ -619,6 +611,24 @@ class _LazyBankValues:
 def bank_values(retriever: Any) -> Any:
     """The bank constants of the retriever's scope, looked up lazily (see :class:`BankValues`)."""
     return _LazyBankValues(retriever)
+
+
+def verified_rows(store: Any, allowed: Any, columns: str, condition: str, params: Sequence[Any],
+                  limit: int, *, by_id: bool = True) -> list[tuple]:
+    """``columns`` of at most ``limit`` verified bank examples in scope (their tables within
+    ``allowed``; None: all) meeting ``condition`` (an SQL fragment of this module's callers with
+    ``%s`` placeholders for ``params``), by id unless ``by_id`` is false. ``[]`` when the store
+    cannot answer: these lookups learn from the bank, and without them a rule licenses nothing."""
+    query = f"SELECT {columns} FROM sqlgenie.bank_examples WHERE status = 'verified' AND {condition}"
+    args = list(params)
+    if allowed is not None:
+        query += " AND tables <@ %s"
+        args.append(sorted(allowed))
+    query += (" ORDER BY id" if by_id else "") + f" LIMIT {int(limit)}"
+    try:
+        return store.execute(query, args).fetchall()
+    except Exception:
+        return []
 
 
 def bank_stamp(retriever: Any) -> tuple | None:
