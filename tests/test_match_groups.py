@@ -7,12 +7,10 @@ holds paraphrases of one query; pure checks of the license over real masked text
 
 from __future__ import annotations
 
-import datetime as dt
-
 import psycopg
 import pytest
+from trade_bank import onboard_trade
 
-from sqlgenie.config import load_settings
 from sqlgenie.inference import groups
 from sqlgenie.inference.adapt import question_diff
 from sqlgenie.inference.groups import Group, GroupLicense, Member, content_words, cue_classes
@@ -33,32 +31,11 @@ BANK = [
     ("Average order amount by city",
      "SELECT city, round(avg(amount), 2) AS avg_amount FROM trade.orders GROUP BY city ORDER BY city"),
 ]
-CITIES = ["Boston", "Chicago", "Denver", "Seattle"]
-
-
-def _create_schema(url: str) -> None:
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE SCHEMA trade")
-        conn.execute("CREATE TABLE trade.orders (id integer PRIMARY KEY, amount numeric(10,2) NOT NULL,"
-                     " status text NOT NULL, city text NOT NULL)")
-        with conn.cursor() as cur:
-            cur.executemany("INSERT INTO trade.orders VALUES (%s, %s, %s, %s)",
-                            [(i, 10 + (i * 37) % 500, "returned" if i % 7 == 0 else "delivered", CITIES[i % 4])
-                             for i in range(1, 201)])
-        conn.execute("ANALYZE trade.orders")
 
 
 @pytest.fixture(scope="module")
 def trade(module_db_url):
-    from example_bank.service import import_question_pairs
-    from onboarding.service import OnboardOptions, onboard_schema
-
-    _create_schema(module_db_url)
-    settings = load_settings(database_url=module_db_url, now=dt.datetime(2025, 6, 15, 12, 0))
-    onboard_schema("trade", settings=settings, options=OnboardOptions(llm=None))
-    report = import_question_pairs(settings, module_db_url, BANK)
-    assert not report.rejected, report.rejected
-    return settings
+    return onboard_trade(module_db_url, BANK)
 
 
 @pytest.fixture(scope="module")

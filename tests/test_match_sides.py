@@ -16,6 +16,7 @@ import pytest
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.config import load_settings
 from sqlgenie.inference import sides
+from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.sides import (
     ConstantWords,
@@ -219,10 +220,10 @@ def test_rules_can_be_switched_off(asker, monkeypatch):
     model = ValueSides(asker.store, None, asker.catalog)
     monkeypatch.setattr(sides, "SIDES", False)
 
-    class _Adapted:
-        ok, sql, confidence, unaccounted = True, "x", 1.0, []
-        pairs = [("BOSTON", "BOSTON"), ("ATLANTA", "DALLAS"), ("DENVER", "DENVER")]
-        tree = parse_sql(_route("DENVER", "DALLAS", "BOSTON"))
+    def adapted() -> AdaptedSQL:
+        return AdaptedSQL(ok=True, sql="x", confidence=1.0,
+                          pairs=[("BOSTON", "BOSTON"), ("ATLANTA", "DALLAS"), ("DENVER", "DENVER")],
+                          tree=parse_sql(_route("DENVER", "DALLAS", "BOSTON")))
 
     spans = [{"start": 13, "end": 19, "text": "BOSTON", "kind": "value"},
              {"start": 23, "end": 30, "text": "ATLANTA", "kind": "value"},
@@ -232,10 +233,10 @@ def test_rules_can_be_switched_off(asker, monkeypatch):
                  {"start": 38, "end": 44, "text": "BOSTON", "kind": "value"}]
     args = (_route("BOSTON", "ATLANTA", "DENVER"), "flights from [MASK] to [MASK] through [MASK]", spans,
             "flights from [MASK] to [MASK] through [MASK] please", new_spans, "flights please")
-    a = sides.check_candidate(_Adapted(), *args, catalog=asker.catalog, sides=model)
+    a = sides.check_candidate(adapted(), *args, catalog=asker.catalog, sides=model)
     assert a.ok
     monkeypatch.setattr(sides, "SIDES", True)
-    a = sides.check_candidate(_Adapted(), *args, catalog=asker.catalog, sides=model)
+    a = sides.check_candidate(adapted(), *args, catalog=asker.catalog, sides=model)
     assert not a.ok and a.sql is None and reason_code(a.unaccounted[-1]) == "value side"
 
 

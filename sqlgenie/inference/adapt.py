@@ -860,6 +860,14 @@ class AdaptedSQL:
                 "substitutions": [s.to_dict() for s in self.substitutions], "unaccounted": self.unaccounted,
                 "notes": self.notes, "pairs": [list(p) for p in self.pairs]}
 
+    def refuse(self, reasons: Sequence[str]) -> AdaptedSQL:
+        """Turn this adaptation into a refusal for ``reasons`` (after any earlier ones)."""
+        self.ok = False
+        self.sql = None
+        self.confidence = 0.0
+        self.unaccounted = list(self.unaccounted) + list(reasons)
+        return self
+
 
 def _refuse(reasons: list[str], notes: list[str] | None = None, pairs=None) -> AdaptedSQL:
     return AdaptedSQL(False, None, 0.0, [], reasons, notes or [], pairs or [])

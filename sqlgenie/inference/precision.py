@@ -183,6 +183,24 @@ def _column_info(col: exp.Column, tables: dict[str, exp.Table], catalog: Any) ->
     return None
 
 
+def answer_items(tree: exp.Expression) -> tuple[list[exp.Expression], dict[str, exp.Table]] | None:
+    """The outer projection's expressions (aliases removed) and its tables by alias; None
+    when the query has no outer SELECT list or selects ``*`` (nothing to check)."""
+    sel = _outer(tree)
+    if sel is None or not sel.expressions:
+        return None
+    items = [e.unalias() if isinstance(e, exp.Alias) else e for e in sel.expressions]
+    if any(isinstance(e, exp.Star) for e in items):
+        return None
+    return items, _alias_tables(sel)
+
+
+def computes(e: exp.Expression) -> bool:
+    """An aggregate, arithmetic or a comparison: an answer computed, not a stored value."""
+    return e.find(exp.AggFunc) is not None or isinstance(e, (exp.Binary, exp.Predicate)) or \
+        e.find(exp.Binary) is not None
+
+
 def _is_key(name: str) -> bool:
     n = name.lower()
     return n == "id" or n.endswith("_id") or n.endswith("id") and len(n) > 2 and not n.endswith("paid")
@@ -191,17 +209,13 @@ def _is_key(name: str) -> bool:
 def answer_type_mismatch(tree: exp.Expression, question: str, catalog: Any = None) -> list[str]:
     """The question's own kind of answer (how many / when) against the adapted SQL's
     outer projection (see module doc)."""
-    sel = _outer(tree)
-    if sel is None or not sel.expressions:
+    answer = answer_items(tree)
+    if answer is None:
         return []
-    items = [e.unalias() if isinstance(e, exp.Alias) else e for e in sel.expressions]
-    if any(isinstance(e, exp.Star) for e in items):
-        return []
-    tables = _alias_tables(sel)
+    items, tables = answer
     if _HOW_MANY.search(question):
         for e in items:
-            if e.find(exp.AggFunc) is not None or isinstance(e, (exp.Binary, exp.Predicate)) or \
-                    e.find(exp.Binary) is not None:
+            if computes(e):
                 return []
             for col in e.find_all(exp.Column):
                 info = _column_info(col, tables, catalog)
@@ -409,9 +423,4 @@ def check_candidate(adapted: Any, example_masked: str, new_masked: str, new_span
     reasons = answer_type_mismatch(tree, question, catalog)
     if not reasons and example_masked.strip().lower() != new_masked.strip().lower():
         reasons = missing_modifiers(tree, example_masked, new_masked, new_spans, modifiers, catalog, schema_word)
-    if reasons:
-        adapted.ok = False
-        adapted.sql = None
-        adapted.confidence = 0.0
-        adapted.unaccounted = list(adapted.unaccounted) + reasons
-    return adapted
+    return adapted.refuse(reasons) if reasons else adapted

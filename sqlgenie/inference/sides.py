@@ -358,12 +358,6 @@ def side_mismatch(example_sql: str, example_masked: str, example_spans: Sequence
 # --------------------------------------------------------------------------- answer entity
 
 
-def _outer(tree: exp.Expression) -> exp.Select | None:
-    while isinstance(tree, exp.SetOperation):
-        tree = tree.left
-    return tree if isinstance(tree, exp.Select) else None
-
-
 def _table_words(name: str) -> set[str]:
     """The words that name a table: its whole name, singular ("papers" -> paper); a part
     of a longer name ("names" in car_names) names a column more often than the table."""
@@ -380,6 +374,8 @@ def _word_table(word: str, tables: Sequence[str]) -> str | None:
 def _projected_entities(tree: exp.Expression, tables: Sequence[str]) -> set[str] | None:
     """Tables the outer projection returns rows of: each projected column's table and
     the table its key names (``writes.paperid`` -> writes, paper)."""
+    from sqlgenie.inference.precision import _outer
+
     sel = _outer(tree)
     if sel is None or not sel.expressions:
         return None
@@ -444,18 +440,14 @@ def how_much_mismatch(tree: exp.Expression, question: str, catalog: Any = None) 
     """See module doc."""
     if not _HOW_MUCH.search(question or ""):
         return []
-    from sqlgenie.inference.precision import _alias_tables, _column_info, _is_key
+    from sqlgenie.inference.precision import _column_info, _is_key, answer_items, computes
 
-    sel = _outer(tree)
-    if sel is None or not sel.expressions:
+    answer = answer_items(tree)
+    if answer is None:
         return []
-    items = [e.unalias() if isinstance(e, exp.Alias) else e for e in sel.expressions]
-    if any(isinstance(e, exp.Star) for e in items):
-        return []
-    tables = _alias_tables(sel)
+    items, tables = answer
     for e in items:
-        if e.find(exp.AggFunc) is not None or isinstance(e, (exp.Binary, exp.Predicate)) or \
-                e.find(exp.Binary) is not None:
+        if computes(e):
             return []
         for col in e.find_all(exp.Column):
             info = _column_info(col, tables, catalog)
@@ -621,9 +613,4 @@ def check_candidate(adapted: Any, example_sql: str, example_masked: str, example
                                 adapted.pairs, sides, catalog)
     if not reasons and DROPPED and constants is not None and len(example_spans) == len(new_spans):
         reasons = dropped_constants(example_sql, example_spans, example_masked, new_masked, constants, catalog)
-    if reasons:
-        adapted.ok = False
-        adapted.sql = None
-        adapted.confidence = 0.0
-        adapted.unaccounted = list(adapted.unaccounted) + reasons
-    return adapted
+    return adapted.refuse(reasons) if reasons else adapted
