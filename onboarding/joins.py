@@ -50,6 +50,7 @@ from onboarding.names import (
     table_words,
     words_match,
 )
+from onboarding.keys import key_words
 from onboarding.profile import TableProfile, qident, sample_clause
 
 INCLUSION_SAMPLE = 2000  # distinct referencing values checked per column
@@ -644,14 +645,6 @@ NAME_ONLY_REASON = "from names only: the tables hold no rows"
 NAME_ONLY_SCORES = {"names_table": 0.25, "same_key_name": 0.2}
 
 
-def _key_words(name: str) -> list[str]:
-    """Identifier words with a key word glued to a longer word split off (``countrycode``
-    -> ``country code``; :func:`onboarding.keys.key_words`)."""
-    from onboarding.keys import key_words
-
-    return key_words(name)
-
-
 def _type_key_capable(c: ColumnRef) -> bool:
     """:func:`key_capable` from the type alone (an empty table has no values to look at)."""
     if c.family not in _KEY_FAMILIES:
@@ -664,7 +657,7 @@ def _type_key_capable(c: ColumnRef) -> bool:
 
 
 def _names_other_table(col: ColumnRef, tables: Iterable[str]) -> bool:
-    words = _canon(_key_words(col.column))
+    words = _canon(key_words(col.column))
     if not words or words[-1] not in ID_TOKENS or not strip_id(words):
         return False
     stem = strip_id(words)
@@ -690,7 +683,7 @@ def name_key(cols: Sequence[ColumnRef], tables: Iterable[str] = ()) -> ColumnRef
             return c
     if ordered:
         first = ordered[0]
-        words = _key_words(first.column)
+        words = key_words(first.column)
         if words and words[-1] in ID_TOKENS and _type_key_capable(first) and not _names_other_table(first, tables):
             return first
     return None
@@ -726,7 +719,7 @@ def name_only_candidates(new_columns: list[ColumnRef], earlier_columns: list[Col
     for bkey, dst in keys.items():
         if dst is None:
             continue
-        b = _canon(_key_words(dst.column))
+        b = _canon(key_words(dst.column))
         dst_names_table = (len(b) == 1 and b[0] in STRONG_ID_TOKENS) or own_key_name(dst) >= 1.0
         for akey, cols in tables.items():
             if akey == bkey:
@@ -743,7 +736,7 @@ def name_only_candidates(new_columns: list[ColumnRef], earlier_columns: list[Col
                     continue
                 if keys.get(akey) is not None and keys[akey].key == src.key:
                     continue  # A's own key (two tables keyed alike are siblings, not a reference)
-                a = _canon(_key_words(src.column))
+                a = _canon(key_words(src.column))
                 if not a or a[-1] not in ID_TOKENS:
                     continue
                 stem = strip_id(a)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from trade_bank import onboard_trade
+from bank_fixture import onboard_trade
 
 from sqlgenie.inference import deeper
 from sqlgenie.inference.pipeline import ADAPT_CANDIDATES, RETRIEVE_K, Asker

@@ -6,13 +6,11 @@ number ("nonstop" -> stops = 0)."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 import psycopg
 import pytest
+from bank_fixture import onboard_with_bank
 
 from sqlgenie.autocorrect.base import parse_sql
-from sqlgenie.config import load_settings
 from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.precision import (
     ModifierWords,
@@ -88,18 +86,7 @@ def _create_schema(conn: psycopg.Connection) -> None:
 
 @pytest.fixture(scope="module")
 def pub(module_db_url):
-    from example_bank.service import import_question_pairs
-    from onboarding.service import OnboardOptions, onboard_schema
-    from sqlgenie.store.migrations import ensure_migrated
-
-    ensure_migrated(module_db_url)
-    with psycopg.connect(module_db_url, autocommit=True) as conn:
-        _create_schema(conn)
-    settings = load_settings(database_url=module_db_url, now=dt.datetime(2025, 6, 15, 12, 0))
-    onboard_schema("pub", settings=settings, options=OnboardOptions(llm=None, measure_indexes=False, top_values=5))
-    report = import_question_pairs(settings, module_db_url, BANK)
-    assert not report.rejected, report.rejected
-    return settings
+    return onboard_with_bank(module_db_url, "pub", _create_schema, BANK, measure_indexes=False, top_values=5)
 
 
 @pytest.fixture(scope="module")

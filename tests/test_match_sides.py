@@ -8,13 +8,11 @@ already written" -> ``authorid = 1``)."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 import psycopg
 import pytest
+from bank_fixture import onboard_with_bank
 
 from sqlgenie.autocorrect.base import parse_sql
-from sqlgenie.config import load_settings
 from sqlgenie.inference import sides
 from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference.pipeline import Asker
@@ -96,18 +94,7 @@ def _create_schema(conn: psycopg.Connection) -> None:
 
 @pytest.fixture(scope="module")
 def air(module_db_url):
-    from example_bank.service import import_question_pairs
-    from onboarding.service import OnboardOptions, onboard_schema
-    from sqlgenie.store.migrations import ensure_migrated
-
-    ensure_migrated(module_db_url)
-    with psycopg.connect(module_db_url, autocommit=True) as conn:
-        _create_schema(conn)
-    settings = load_settings(database_url=module_db_url, now=dt.datetime(2025, 6, 15, 12, 0))
-    onboard_schema("air", settings=settings, options=OnboardOptions(llm=None, measure_indexes=False, top_values=10))
-    report = import_question_pairs(settings, module_db_url, BANK)
-    assert not report.rejected, report.rejected
-    return settings
+    return onboard_with_bank(module_db_url, "air", _create_schema, BANK, measure_indexes=False, top_values=10)
 
 
 @pytest.fixture(scope="module")

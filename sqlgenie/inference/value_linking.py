@@ -870,4 +870,4 @@ def link_and_prune(question: str, *, pruner: Any, linker: ValueLinker, limit_per
              + ("" if j.status == "accepted" else " (proposed)") for j in pruned.joins]
     total = sum(len(t.columns) for t in pruner.catalog.tables)
     return LinkReport(question, tables, joins, links, sum(len(c) for c in pruned.tables.values()), total, ms,
-                      getattr(pruner, "situation", "values"))
+                      pruner.situation)
