@@ -49,6 +49,18 @@ if [ ! -d /usr/share/wordnet ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev
         || echo "setup: could not install wordnet-base; eval schema --variant synonyms will say how to get it" >&2
 fi
 
+# Two more English thesauri for `eval schema --variant synonyms-mythes | synonyms-aiksaurus`
+# (onboarding/thesaurus.py): LibreOffice's MyThes (mythes-en-us, ~22 MB; made from WordNet)
+# and Aiksaurus (libaiksaurus-1.2-data, ~0.5 MB; independent of WordNet). Tests do not need them.
+if { [ ! -f /usr/share/mythes/th_en_US_v2.dat ] || [ ! -f /usr/share/aiksaurus/words.dat ]; } \
+        && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing mythes-en-us and libaiksaurus-1.2-data (apt) for eval schema --variant synonyms-*" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get install -y -q --no-install-recommends mythes-en-us libaiksaurus-1.2-data >/dev/null 2>&1 \
+        || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends mythes-en-us libaiksaurus-1.2-data >/dev/null 2>&1; }; } \
+        || echo "setup: could not install mythes-en-us / libaiksaurus-1.2-data; eval schema --variant synonyms-mythes / synonyms-aiksaurus will say how to get them" >&2
+fi
+
 stamp_file=.venv/.sqlgenie-setup
 stamp=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
 if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ]; then

@@ -43,7 +43,8 @@ def schema(
     variant: str = typer.Option(
         "none", "--variant",
         help="none; synonyms: schema words of the questions replaced by WordNet synonyms (needs the Debian "
-        "package wordnet-base); schema-only: databases loaded into <schema>_so with their rows removed.",
+        "package wordnet-base); synonyms-mythes / synonyms-aiksaurus: the same with the LibreOffice thesaurus "
+        "(mythes-en-us, made from WordNet) or Aiksaurus (libaiksaurus-1.2-data, independent of WordNet); schema-only: databases loaded into <schema>_so with their rows removed.",
     ),
     values: bool = typer.Option(
         True, "--values/--no-values",

@@ -375,15 +375,14 @@ def eval_schema(
         raise InputError(f"--keys must be keep or drop, not {keys!r}.")
     started = time.perf_counter()
     dataset = open_dataset(dataset_dir if dataset_dir is not None else settings.benchdata_dir / "spider")
-    from sqlgenie.inference.eval_variants import VARIANTS, schema_only_dataset, synonym_questions
+    from sqlgenie.inference.eval_variants import SYNONYM_VARIANTS, VARIANTS, schema_only_dataset, synonym_questions
 
     if variant not in VARIANTS:
         raise InputError(f"--variant must be one of {', '.join(VARIANTS)}, not {variant!r}.")
     wordnet = None
-    if variant == "synonyms":
-        from sqlgenie.inference.eval_variants import WordNet
-
-        wordnet = WordNet()  # before any loading: a missing WordNet stops at once, with what to install
+    if variant in SYNONYM_VARIANTS:
+        # before any loading: a missing thesaurus stops at once, with what to install
+        wordnet = SYNONYM_VARIANTS[variant]()
     questions, skipped = _questions(dataset, questions_file, dbs, limit)
     needed = {q.db_id for q in questions}
     if variant == "schema-only":
@@ -395,7 +394,7 @@ def eval_schema(
     if isinstance(dataset, DefogDataset):
         catalogs = {db: with_defog_descriptions(dataset, db, cat) for db, cat in catalogs.items()}
     variant_info: dict[str, Any] = {"variant": variant}
-    if variant == "synonyms":
+    if variant in SYNONYM_VARIANTS:
         questions, changed, words = synonym_questions(questions, catalogs, wordnet)
         variant_info.update(questions_changed=changed, words_replaced=words)
     prep_s = time.perf_counter() - started

@@ -6,6 +6,11 @@
   ``singer`` -> ``vocalist``). The gold query is unchanged. WordNet is read from the
   database files of the Debian package ``wordnet-base`` (``/usr/share/wordnet``,
   or ``SQLGENIE_WORDNET_DIR``); nothing is downloaded at run time.
+* ``synonyms-mythes`` / ``synonyms-aiksaurus`` - the same rules with another thesaurus
+  (:mod:`onboarding.thesaurus`): MyThes ``mythes-en-us`` (generated from WordNet, so close to
+  ``synonyms``) and Aiksaurus ``libaiksaurus-1.2-data`` (independent of WordNet, no parts of
+  speech: its first listed meaning, title words first). Aiksaurus is the honest check of
+  anything that itself uses WordNet (the catalog's thesaurus synonyms).
 * ``schema-only`` - every database is loaded into its own schema ``<schema>_so`` and
   its rows removed before onboarding: no value cache, no profile statistics, only
   names and declared keys.
@@ -20,57 +25,15 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from onboarding.names import canonical_word, split_identifier
-from sqlgenie.errors import InputError
+from onboarding.thesaurus import Aiksaurus, MyThes, WordNet
 
-__all__ = ["WordNet", "synonym_question", "schema_only_dataset", "VARIANTS", "empty_schema"]
+__all__ = ["WordNet", "synonym_question", "schema_only_dataset", "VARIANTS", "SYNONYM_VARIANTS", "empty_schema"]
 
-VARIANTS = ("none", "synonyms", "schema-only")
+#: variant -> the thesaurus its synonyms come from (:mod:`onboarding.thesaurus`)
+SYNONYM_VARIANTS = {"synonyms": WordNet, "synonyms-mythes": MyThes, "synonyms-aiksaurus": Aiksaurus}
+VARIANTS = ("none", *SYNONYM_VARIANTS, "schema-only")
 _WORD = re.compile(r"[A-Za-z]+")
 _GENERIC = frozenset("id name number type code date year count total average".split())
-
-
-class WordNet:
-    """WordNet 3.0 database files (``index.noun``, ``data.noun``, ...), read directly."""
-
-    def __init__(self, directory: str | Path | None = None) -> None:
-        self.dir = Path(directory or os.environ.get("SQLGENIE_WORDNET_DIR") or "/usr/share/wordnet")
-        if not (self.dir / "index.noun").is_file():
-            raise InputError(
-                f"WordNet database files not found in {self.dir}.",
-                hint="Install the Debian package wordnet-base (apt-get install wordnet-base) or set SQLGENIE_WORDNET_DIR.",
-            )
-        self._index: dict[str, dict[str, list[int]]] = {}
-
-    def _load_index(self, pos: str) -> dict[str, list[int]]:
-        idx = self._index.get(pos)
-        if idx is None:
-            idx = {}
-            with open(self.dir / f"index.{pos}", encoding="latin-1") as fh:
-                for line in fh:
-                    if line.startswith(" "):
-                        continue
-                    parts = line.split()
-                    lemma, n_syn, n_ptr = parts[0], int(parts[2]), int(parts[3])
-                    offsets = parts[4 + n_ptr + 2:]
-                    idx[lemma] = [int(o) for o in offsets[:n_syn]]
-            self._index[pos] = idx
-        return idx
-
-    def _synset_words(self, pos: str, offset: int) -> list[str]:
-        with open(self.dir / f"data.{pos}", "rb") as fh:
-            fh.seek(offset)
-            parts = fh.readline().decode("latin-1").split()
-        n = int(parts[3], 16)
-        return [re.sub(r"\(.*\)$", "", parts[4 + 2 * i]).replace("_", " ").lower() for i in range(n)]
-
-    def synonyms(self, word: str, pos: str = "noun", senses: int = 1) -> list[str]:
-        """Lemmas of the first ``senses`` senses of ``word`` (most frequent first), itself excluded."""
-        out: list[str] = []
-        for off in self._load_index(pos).get(word.lower(), [])[:senses]:
-            for w in self._synset_words(pos, off):
-                if w != word.lower() and w not in out:
-                    out.append(w)
-        return out
 
 
 def _schema_words(catalog: Any) -> set[str]:
@@ -82,8 +45,9 @@ def _schema_words(catalog: Any) -> set[str]:
     return {w for w in words if len(w) >= 3}
 
 
-def synonym_question(question: str, catalog: Any, wordnet: WordNet) -> tuple[str, int]:
-    """The question with its schema words replaced by WordNet synonyms; how many were replaced."""
+def synonym_question(question: str, catalog: Any, wordnet: Any) -> tuple[str, int]:
+    """The question with its schema words replaced by synonyms of a thesaurus (``wordnet``:
+    any reader of :mod:`onboarding.thesaurus`; the same rules for each); how many were replaced."""
     schema = _schema_words(catalog)
     replaced = 0
 
@@ -107,15 +71,15 @@ def synonym_question(question: str, catalog: Any, wordnet: WordNet) -> tuple[str
     return _WORD.sub(sub, question), replaced
 
 
-def _synonyms(wordnet: WordNet, word: str, pos: str, senses: int = 1) -> tuple[str, ...]:
+def _synonyms(wordnet: Any, word: str, pos: str, senses: int = 1) -> tuple[str, ...]:
     """Synonyms (``senses=0``: a one-element tuple when the word is in WordNet with this
     part of speech, else empty)."""
     if senses == 0:
-        return (word,) if wordnet._load_index(pos).get(word) else ()
+        return (word,) if wordnet.has(word, pos) else ()
     return tuple(wordnet.synonyms(word, pos, senses))
 
 
-def synonym_questions(questions: Iterable[Any], catalogs: dict[str, Any], wordnet: WordNet | None = None
+def synonym_questions(questions: Iterable[Any], catalogs: dict[str, Any], wordnet: Any = None
                       ) -> tuple[list[Any], int, int]:
     """Questions (dataclasses with ``question`` and ``db_id``) rewritten with synonyms;
     returns them, how many changed and how many words were replaced."""

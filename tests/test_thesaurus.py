@@ -1,0 +1,124 @@
+"""Thesauri from Debian packages' files (WordNet, MyThes, Aiksaurus; small files in each format)
+and the thesaurus synonyms of column and table names the pruner reads (none when absent)."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import pytest
+
+from onboarding import thesaurus_synonyms as ts
+from onboarding.thesaurus import Aiksaurus, MyThes, WordNet
+from sqlgenie.catalog import Catalog, ColumnInfo, TableInfo
+from sqlgenie.errors import InputError
+from sqlgenie.inference.eval_variants import VARIANTS, synonym_question, synonym_questions
+
+LICENSE = "  1 This software and database is being provided to you, the LICENSEE, by\n"
+
+
+def _wordnet(tmp_path):
+    """A WordNet in the database files' format (byte offsets in data.noun)."""
+    lines = [
+        "{off} 18 n 04 singer 0 vocalist 0 vocalizer 0 vocaliser 0 000 | a person who sings  \n",
+        "{off} 04 n 03 salary 0 wage 0 pay 0 000 | something that remunerates  \n",
+    ]
+    data, offsets, pos = LICENSE, [], len(LICENSE.encode())
+    for line in lines:
+        text = line.format(off=f"{pos:08d}")
+        offsets.append(pos)
+        data += text
+        pos += len(text.encode())
+    (tmp_path / "data.noun").write_text(data, encoding="latin-1")
+    (tmp_path / "index.noun").write_text(
+        LICENSE + f"salary n 1 0 1 0 {offsets[1]:08d}  \nsinger n 1 1 @ 1 0 {offsets[0]:08d}  \n", encoding="latin-1")
+    (tmp_path / "index.adj").write_text(LICENSE, encoding="latin-1")
+    return WordNet(tmp_path)
+
+
+def _aiksaurus(tmp_path):
+    """Words: 0 pupil, 1 scholar, 2 student, 3 trainee; meanings: 0 = [trainee/pupil] {pupil, scholar,
+    student, trainee}, 1 = [scholar/pupil] {scholar}."""
+    words = [("pupil", [0]), ("scholar", [1, 0]), ("student", [0]), ("trainee", [0])]
+    blob = b""
+    for w, ms in words:
+        blob += w.encode() + b"\0" + b"".join(struct.pack(">H", m) for m in ms) + b"\xff\xff"
+    (tmp_path / "words.dat").write_bytes(blob)
+    meanings = [(3, 0, [0, 1, 2, 3]), (1, 0, [1])]
+    blob = b""
+    for t1, t2, ids in meanings:
+        blob += struct.pack(">HH", t1, t2) + b"".join(struct.pack(">H", i) for i in ids) + b"\xff\xff"
+    (tmp_path / "meanings.dat").write_bytes(blob)
+    return Aiksaurus(tmp_path)
+
+
+def _catalog() -> Catalog:
+    cols = (ColumnInfo("student_id", "integer"), ColumnInfo("name", "text"), ColumnInfo("salary", "integer"))
+    return Catalog((TableInfo("s", "student", cols, ("student_id",)),))
+
+
+def test_aiksaurus_reads_meanings_title_words_first(tmp_path):
+    aik = _aiksaurus(tmp_path)
+    assert aik.has("student", "noun") and aik.has("student", "verb") and not aik.has("teacher", "noun")
+    # the meaning's title words (trainee, pupil) first, then its other words in the file's order
+    assert aik.synonyms("student") == ["trainee", "pupil", "scholar"]
+    assert aik.synonyms("scholar") == ["pupil"]  # first listed meaning only
+
+
+def test_mythes_keeps_synonyms_not_generic_or_related_terms(tmp_path):
+    path = tmp_path / "th.dat"
+    path.write_text("UTF-8\nsinger|2\n(noun)|vocalist|vocalizer|musician (generic term)\n"
+                    "(noun)|Singer|inventor (generic term)\nfast|1\n(adj)|quick|speedy (similar term)\n", encoding="utf-8")
+    th = MyThes(path)
+    assert th.has("singer", "noun") and not th.has("singer", "adj") and th.has("fast", "adj")
+    assert th.synonyms("singer") == ["vocalist", "vocalizer"]
+    assert th.synonyms("fast", "adj") == ["quick"]
+
+
+def test_missing_thesauri_are_clear_errors(tmp_path):
+    for cls, package in ((MyThes, "mythes-en-us"), (Aiksaurus, "libaiksaurus-1.2-data"), (WordNet, "wordnet-base")):
+        with pytest.raises(InputError) as exc:
+            cls(tmp_path / "nowhere")
+        assert package in exc.value.hint
+
+
+def test_synonym_variant_with_another_thesaurus(tmp_path):
+    aik = _aiksaurus(tmp_path)
+    text, n = synonym_question("How many Students are there?", _catalog(), aik)
+    assert text == "How many Trainees are there?" and n == 1
+    assert "synonyms-aiksaurus" in VARIANTS and "synonyms-mythes" in VARIANTS
+
+    @dataclass(frozen=True)
+    class Q:
+        question: str
+        db_id: str
+
+    out, changed, words = synonym_questions([Q("student names", "d")], {"d": _catalog()}, aik)
+    assert out[0].question == "trainee names" and (changed, words) == (1, 1)
+
+
+def test_thesaurus_synonyms_of_names(tmp_path):
+    wn = _wordnet(tmp_path)
+    assert ts.thesaurus_synonyms("salary", "employee", wn) == ["wage", "pay"]
+    assert ts.thesaurus_synonyms("singer_name", None, wn) == ["vocalist name", "vocalizer name"]
+    # a bare name column reads its table's words; key words and generic words get none
+    assert ts.thesaurus_synonyms("name", "singers", wn) == ["vocalist name", "vocalizer name"]
+    assert ts.thesaurus_synonyms("singer_id", None, wn) == ["vocalist id", "vocalizer id"]
+    assert ts.thesaurus_synonyms("id", None, wn) == [] and ts.thesaurus_synonyms("unknown", None, wn) == []
+    assert ts.thesaurus_synonyms("salary", None, None) == []
+
+
+def test_no_thesaurus_when_files_absent_or_turned_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("SQLGENIE_WORDNET_DIR", str(tmp_path / "nowhere"))
+    ts.default_thesaurus.cache_clear()
+    try:
+        assert ts.default_thesaurus() is None and ts.thesaurus_synonyms("salary") == []
+        _wordnet(tmp_path)
+        monkeypatch.setenv("SQLGENIE_WORDNET_DIR", str(tmp_path))
+        ts.default_thesaurus.cache_clear()
+        assert ts.thesaurus_synonyms("salary") == ["wage", "pay"]
+        monkeypatch.setenv("SQLGENIE_THESAURUS", "off")
+        ts.default_thesaurus.cache_clear()
+        assert ts.thesaurus_synonyms("salary") == []
+    finally:
+        ts.default_thesaurus.cache_clear()
