@@ -1,5 +1,5 @@
 """Thesauri from Debian packages' files (WordNet, MyThes, Aiksaurus; small files in each format)
-and the thesaurus synonyms of column and table names the pruner reads (none when absent)."""
+and the synonym variant of ``eval schema`` made with each of them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from onboarding import thesaurus_synonyms as ts
 from onboarding.thesaurus import Aiksaurus, MyThes, WordNet
 from sqlgenie.catalog import Catalog, ColumnInfo, TableInfo
 from sqlgenie.errors import InputError
@@ -97,28 +96,8 @@ def test_synonym_variant_with_another_thesaurus(tmp_path):
     assert out[0].question == "trainee names" and (changed, words) == (1, 1)
 
 
-def test_thesaurus_synonyms_of_names(tmp_path):
+def test_wordnet_reader_parts_of_speech(tmp_path):
     wn = _wordnet(tmp_path)
-    assert ts.thesaurus_synonyms("salary", "employee", wn) == ["wage", "pay"]
-    assert ts.thesaurus_synonyms("singer_name", None, wn) == ["vocalist name", "vocalizer name"]
-    # a bare name column reads its table's words; key words and generic words get none
-    assert ts.thesaurus_synonyms("name", "singers", wn) == ["vocalist name", "vocalizer name"]
-    assert ts.thesaurus_synonyms("singer_id", None, wn) == ["vocalist id", "vocalizer id"]
-    assert ts.thesaurus_synonyms("id", None, wn) == [] and ts.thesaurus_synonyms("unknown", None, wn) == []
-    assert ts.thesaurus_synonyms("salary", None, None) == []
+    assert wn.has("salary", "noun") and not wn.has("salary", "adj") and not wn.has("salary", "verb")
+    assert wn.synonyms("salary") == ["wage", "pay"] and wn.synonyms("salary", "adj") == []
 
-
-def test_no_thesaurus_when_files_absent_or_turned_off(tmp_path, monkeypatch):
-    monkeypatch.setenv("SQLGENIE_WORDNET_DIR", str(tmp_path / "nowhere"))
-    ts.default_thesaurus.cache_clear()
-    try:
-        assert ts.default_thesaurus() is None and ts.thesaurus_synonyms("salary") == []
-        _wordnet(tmp_path)
-        monkeypatch.setenv("SQLGENIE_WORDNET_DIR", str(tmp_path))
-        ts.default_thesaurus.cache_clear()
-        assert ts.thesaurus_synonyms("salary") == ["wage", "pay"]
-        monkeypatch.setenv("SQLGENIE_THESAURUS", "off")
-        ts.default_thesaurus.cache_clear()
-        assert ts.thesaurus_synonyms("salary") == []
-    finally:
-        ts.default_thesaurus.cache_clear()
