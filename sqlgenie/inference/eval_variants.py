@@ -10,7 +10,8 @@
   (:mod:`onboarding.thesaurus`): MyThes ``mythes-en-us`` (generated from WordNet, so close to
   ``synonyms``) and Aiksaurus ``libaiksaurus-1.2-data`` (independent of WordNet, no parts of
   speech: its first listed meaning, title words first). Aiksaurus is the honest check of
-  anything that itself uses WordNet (the catalog's thesaurus synonyms).
+  anything that itself uses WordNet (e.g. WordNet synonyms in the pruner:
+  tried, not adopted; docs/benchmarks.md).
 * ``schema-only`` - every database is loaded into its own schema ``<schema>_so`` and
   its rows removed before onboarding: no value cache, no profile statistics, only
   names and declared keys.
@@ -18,10 +19,8 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, Iterable
 
 from onboarding.names import canonical_word, split_identifier
