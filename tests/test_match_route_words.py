@@ -6,7 +6,9 @@ examples after refused exact matches.
 * "leaving" / "arriving" that the question adds is licensed when the example's SQL reads a
   column of that direction and none of the other (sqlgenie/inference/direction_cues.py);
 * when every exact masked match is refused, the nearest examples are tried as for any question
-  (sqlgenie/inference/beyond_exact.py).
+  (sqlgenie/inference/beyond_exact.py);
+* a short common word in capitals that the value cache holds ("how many US flights") is masked
+  as a value (example_bank/masking.py, ``_shouted``).
 
 Real embedded PostgreSQL and the real MiniLM model on a small onboarded flights schema; each rule
 is switched off once to show the same question refused without it."""
@@ -54,7 +56,7 @@ def create_air(conn: psycopg.Connection) -> None:
         if a == b:
             b = CITIES[(i + 1) % 6]
         dep = (i * 97) % 2400 // 100 * 100
-        rows.append((i, ["Delta", "United", "American"][i % 3], a, b, i % 3, dep, (dep + 300) % 2400))
+        rows.append((i, ["Delta", "United", "US"][i % 3], a, b, i % 3, dep, (dep + 300) % 2400))
     with conn.cursor() as cur:
         cur.executemany("INSERT INTO air.flight VALUES (%s, %s, %s, %s, %s, %s, %s)", rows)
     conn.execute("ANALYZE air.flight")
@@ -170,3 +172,14 @@ def test_refused_exact_match_falls_back_to_the_nearest(asker, off):
     assert "to_city" in got.sql and "airline" not in got.sql
     off(beyond_exact)
     assert asker.ask(question, route="auto", execute=False).status != "ok"
+
+
+# ------------------------------------------------------------------ a short code in capitals is a value
+
+
+def test_a_capitalised_code_that_is_a_common_word_is_masked(asker):
+    """"US" is a cached airline value: masked in "how many US flights ...", while "us" stays a word."""
+    mask = asker.retriever.mask
+    assert mask("how many US flights leave from Boston").text == "how many [MASK] flights leave from [MASK]"
+    assert mask("show us the flights from Boston").text == "show us the flights from [MASK]"
+    assert mask("ARE THERE US FLIGHTS").text.count("[MASK]") <= 1  # a question in capitals: not a code by case
