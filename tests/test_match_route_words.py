@@ -183,3 +183,25 @@ def test_a_capitalised_code_that_is_a_common_word_is_masked(asker):
     assert mask("how many US flights leave from Boston").text == "how many [MASK] flights leave from [MASK]"
     assert mask("show us the flights from Boston").text == "show us the flights from [MASK]"
     assert mask("ARE THERE US FLIGHTS").text.count("[MASK]") <= 1  # a question in capitals: not a code by case
+
+
+# ------------------------------------------------------------------ a table joined only for a dropped filter
+
+
+def test_reduction_drops_a_table_joined_only_for_the_dropped_filter(off):
+    from sqlgenie.inference import orphan_joins
+    from sqlgenie.inference.verify import reduce_example
+
+    sql = ("SELECT DISTINCT f.flight_id FROM air.flight AS f, air.carrier AS c WHERE f.from_city = 'Boston'"
+           " AND c.code = f.airline AND c.name = 'Delta'")
+    example = _masked("Delta flights from Boston", ["Delta", "Boston"], ["value", "value"])
+    asked = _masked("flights from Denver", ["Denver"], ["value"])
+    got = reduce_example(sql, example.text, example.spans, asked.text, asked.spans)
+    assert got is not None and "carrier" not in got.sql and "c.code" not in got.sql, got
+    off(orphan_joins)
+    kept = reduce_example(sql, example.text, example.spans, asked.text, asked.spans)
+    assert kept is not None and "carrier" in kept.sql
+    # a table the query still reads is kept
+    reads = sql.replace("SELECT DISTINCT f.flight_id", "SELECT DISTINCT f.flight_id, c.code")
+    orphan_joins.ENABLED = True
+    assert "carrier" in reduce_example(reads, example.text, example.spans, asked.text, asked.spans).sql
