@@ -306,6 +306,15 @@ def mask_question(
     return MaskedQuestion(question, "".join(parts), list(m.spans))
 
 
+def _shouted(token: str, question: str) -> bool:
+    """A short common word written in capitals inside a question that is not itself in capitals
+    ("how many US flights", "AS airlines"): a code, a value when the value cache holds it, not the
+    word "us" or "as" (issue 13: ATIS airline codes were left in the masked text, so their questions
+    embedded and grouped apart from the same query with another airline). Longer words in capitals
+    ("on WEDNESDAY", "FIRST class") are emphasis as often as values and stay words."""
+    return 2 <= len(token) <= 3 and token.isalpha() and token.isupper() and any(c.islower() for c in question)
+
+
 def _value_pass(m: _Masker, words, vocab: SchemaVocabulary, lookup: ValueLookup, max_n: int) -> None:
     i = 0
     while i < len(words):
@@ -316,8 +325,8 @@ def _value_pass(m: _Masker, words, vocab: SchemaVocabulary, lookup: ValueLookup,
             if not m.free(start, end):
                 continue
             tokens = [w[2].lower() for w in chunk]
-            if all(t in COMMON_WORDS or t in vocab for t in tokens):
-                continue  # schema words and ordinary English are never values
+            if all(t in COMMON_WORDS or t in vocab for t in tokens) and not (n == 1 and _shouted(chunk[0][2], m.question)):
+                continue  # schema words and ordinary English are never values (but a capitalised code: "US flights")
             if any(m.question[a[1] : b[0]].strip() not in ("", ",", "-", "&", "'")
                    and not (m.question[a[1] : b[0]].strip() == "." and len(a[2]) == 1 and a[2].isupper())
                    for a, b in zip(chunk, chunk[1:])):

@@ -937,6 +937,9 @@ def adapt_sql(
         diff = question_diff(example_masked, new_masked, schema_words, sql_words=used, select_words=selected)
         if group is not None:  # differences other examples of the same query share (inference/groups.py)
             diff = group.filter_diff(diff)
+        from sqlgenie.inference.direction_cues import filter_diff as direction_filter
+
+        diff = direction_filter(diff, tree, example_masked, new_masked)  # "leaving" where the SQL reads departure_time
         if diff.cue_changes:
             said = ", ".join(f"{c} ({_CUE_WORDS.get(c, c.lower())})" for c in diff.cue_changes)
             return _refuse([f"the question differs from the example in meaning words: {said}"])

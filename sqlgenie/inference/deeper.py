@@ -169,7 +169,11 @@ def added_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:
     if not added:
         return []
     license = _license(asker, cand, new_masked.text)
-    return [w for w in added if license is None or not license.word_added_ok(w)]
+    unlicensed = [w for w in added if license is None or not license.word_added_ok(w)]
+    from sqlgenie.inference.deeper_words import accounted  # its own words inflected, what its SQL reads
+
+    known = accounted(asker, cand, unlicensed, ex_masked.text)
+    return [w for w in unlicensed if w not in known]
 
 
 def removed_schema_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:

@@ -43,7 +43,7 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference import deeper, groups
+from sqlgenie.inference import between_ends, beyond_exact, deeper, groups
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -619,16 +619,17 @@ class Asker:
         for cand, group in grouped:
             ex = cand.example
             ex_masked = self.retriever.mask(ex.question)
-            exact = ex_masked.key == new_masked.key
+            asked = between_ends.rewrite(ex_masked, new_masked)  # "between A and B" as "from A to B"
+            exact = ex_masked.key == asked.key
             adapted = adapt_verified(  # adapt, then verify the structure (issue 13)
-                ex.sql, ex_masked.text, ex_masked.spans, new_masked.text, new_masked.spans,
+                ex.sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                 question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
                 similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
-                group=None if exact or group is None else group.license(ex.id, new_masked.text),
+                group=None if exact or group is None else group.license(ex.id, asked.text),
             )
-            precision.check_candidate(adapted, ex_masked.text, new_masked.text, new_masked.spans, retrieval.question,
+            precision.check_candidate(adapted, ex_masked.text, asked.text, asked.spans, retrieval.question,
                                       catalog=self.catalog, modifiers=modifiers, schema_word=self._schema_word)
-            sides.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, new_masked.text, new_masked.spans,
+            sides.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                   retrieval.question, catalog=self.catalog, sides=side_words,
                                   schema_word=self._schema_word, constants=const_words)  # matchq's refusals
             if adapted.ok and adapted.confidence < self.min_confidence:
@@ -638,8 +639,11 @@ class Asker:
                 outcomes.append((cand, adapted))
             else:
                 failures.append(f"example #{ex.id}: " + "; ".join(adapted.unaccounted))
-        if not outcomes:  # none verified: the next examples that fit the question's values (issue 13)
-            return deeper.fallback(self, retrieval, pool, decision, failures) if extend else (None, None, failures)
+        if not outcomes:  # none verified: the nearest after refused exact matches, else the next that fit (issue 13)
+            if not extend:
+                return None, None, failures
+            return beyond_exact.retry(self, retrieval, pool, decision, failures) or \
+                deeper.fallback(self, retrieval, pool, decision, failures)
         cand, best = outcomes[0]
         close = [(c, a) for c, a in outcomes[1:] if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
         if close:

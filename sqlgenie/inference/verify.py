@@ -794,8 +794,12 @@ def reduce_example(example_sql: str, example_masked: str, example_spans: Sequenc
                     return None
             anchors.append(anchor)
         dropped = [to_sql(a) for a in anchors]
+        aliases = [a.this.table for a in anchors]
         for a in anchors:
             _remove_conjunct(a)
+        from sqlgenie.inference.orphan_joins import drop as drop_orphans
+
+        drop_orphans(tree, aliases)  # a table joined only for the dropped filter goes with it
         kept = [s for k, s in enumerate(example_spans) if k not in drop]
         return Reduction(to_sql(tree), kept, dropped)
     return None
