@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from sqlgenie.catalog import JoinInfo
 
@@ -51,6 +51,7 @@ class JoinTree:
     joins: tuple[JoinInfo, ...]
     weight: float
     unconnected: frozenset[str] = frozenset()  # terminals outside the main tree (other components)
+    refused: frozenset[str] = frozenset()  # terminals the admission rule left out (connect_in_order)
 
 
 @dataclass
@@ -151,16 +152,22 @@ class JoinGraph:
             missing = set(terminals) - tree
         return tree, edges, weight, missing
 
-    def connect_in_order(self, terminals: Sequence[str]) -> JoinTree:
+    def connect_in_order(self, terminals: Sequence[str],
+                         admit: Callable[[str, list[JoinInfo]], bool] | None = None) -> JoinTree:
         """Online Steiner tree: terminals join the tree one by one, in the given order
         (most relevant first), each by the cheapest path to the tree built so far. The
         tree of a prefix of ``terminals`` is a subtree of the tree of the whole list, so
-        fewer terminals never bring in a table that more terminals would not."""
+        fewer terminals never bring in a table that more terminals would not.
+
+        ``admit(terminal, path)``, when given, is asked for every terminal after the
+        first that is not yet in the tree, with the joins its cheapest path adds (empty
+        when no join reaches it); a terminal it refuses stays out (``JoinTree.refused``)."""
         terms = list(dict.fromkeys(t.lower() for t in terminals))
         nodes: set[str] = set()
         edges: list[tuple[str, str]] = []
         order: list[str] = []
         main: set[str] = set()
+        refused: list[str] = []
         for t in terms:
             if t in nodes:
                 continue
@@ -170,16 +177,26 @@ class JoinGraph:
                 continue
             dist, prev = self._dijkstra(nodes)
             if t in dist:
+                path = []
                 node = t
                 while node not in nodes:
                     p = prev[node]
+                    path.append((p, node))
+                    node = p
+                if admit is not None and not admit(self.names.get(t, t), [self.edges[a][b][1] for a, b in reversed(path)]):
+                    refused.append(t)
+                    continue
+                for p, node in path:  # from the terminal back to the tree, as before
                     edges.append((p, node))
                     nodes.add(node)
                     order.append(node)
-                    node = p
             else:
+                if admit is not None and not admit(self.names.get(t, t), []):
+                    refused.append(t)
+                    continue
                 nodes.add(t)
                 order.append(t)
+        terms = [t for t in terms if t not in refused]
         if terms:
             # the component of the first terminal is the main tree
             main = {terms[0]}
@@ -197,6 +214,7 @@ class JoinGraph:
             joins,
             total,
             frozenset(self.names.get(t, t) for t in terms if t not in main),
+            frozenset(self.names.get(t, t) for t in refused),
         )
 
     def connect(self, terminals: Sequence[str]) -> JoinTree:
