@@ -43,7 +43,7 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference import deeper, groups
+from sqlgenie.inference import counterparts, deeper, groups
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -620,17 +620,21 @@ class Asker:
             ex = cand.example
             ex_masked = self.retriever.mask(ex.question)
             exact = ex_masked.key == new_masked.key
+            license = None if exact or group is None else group.license(ex.id, new_masked.text)
             adapted = adapt_verified(  # adapt, then verify the structure (issue 13)
                 ex.sql, ex_masked.text, ex_masked.spans, new_masked.text, new_masked.spans,
                 question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
                 similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
-                group=None if exact or group is None else group.license(ex.id, new_masked.text),
+                group=license,
             )
             precision.check_candidate(adapted, ex_masked.text, new_masked.text, new_masked.spans, retrieval.question,
                                       catalog=self.catalog, modifiers=modifiers, schema_word=self._schema_word)
             sides.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, new_masked.text, new_masked.spans,
                                   retrieval.question, catalog=self.catalog, sides=side_words,
                                   schema_word=self._schema_word, constants=const_words)  # matchq's refusals
+            counterparts.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, new_masked.text,
+                                         new_masked.spans, catalog=self.catalog, schema_word=self._schema_word,
+                                         group=license, constants=const_words)  # matchs's refusals
             if adapted.ok and adapted.confidence < self.min_confidence:
                 adapted.ok = False
                 adapted.unaccounted.append(f"confidence {adapted.confidence:.2f} < {self.min_confidence:.2f}")

@@ -1,0 +1,412 @@
+"""Counterparts: refusals for a question part that nothing in the example or its SQL answers
+(issue 13, helper matchs).
+
+The verification (:mod:`.verify`, :mod:`.precision`, :mod:`.sides`) pairs values and
+compares roles; a few differences between a question and its example still pass
+because each word alone looks harmless. Rules here, each read off the two questions
+and the adapted SQL (no word list from a test set):
+
+* :func:`kind_mismatch` - **who / where / when against another wh-question**. "who else
+  was on the paper with X and Y" is not answered by "what paper did X and Y write", nor
+  "what was X's first publication" by "when was X's first publication": one question asks
+  for a person, a place or a time, the other for a thing. (Against a bare phrase this is
+  already refused by :func:`.verify.compare_roles`.) A "what year / what date" question
+  asks when.
+* :func:`unrealized_grouping` - **"for each X" / "per X" with no grouping**. The question
+  groups by X ("papers in semantic parsing for each year"), the example does not, and
+  the adapted SQL has no GROUP BY: the answer would be one list, not one per X.
+* :func:`unmatched_head` - **an answer noun with no counterpart**. The question asks for
+  a thing ("what *topics* does X publish in", "the *topic* of the best paper") that the
+  example question does not say, that no example of the candidate's group says, and that
+  no table, column or column synonym of the adapted SQL names: nothing in the query
+  answers it.
+
+Every refusal is a sentence; :data:`REASON_CODES` gives its ``reason_code``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from sqlglot import exp
+
+__all__ = [
+    "REASON_CODES",
+    "check_candidate",
+    "kind_mismatch",
+    "reason_code",
+    "unmatched_head",
+    "unrealized_grouping",
+]
+
+#: reason_code of each refusal of this module, by a phrase of its sentence.
+REASON_CODES = {
+    "which the examples tie to a condition on": "added condition",
+    "ranks and keeps only the first": "unasked ranking",
+    "the example's query orders": "order direction",
+    "goes into two different columns": "number roles",
+    "which went with": "companion constant",
+    "follows \u201c": "value direction",
+    "ask for different kinds of answer": "answer kind",
+    "one answer per": "grouping",
+    "nothing in the example's query names": "answer noun",
+}
+
+#: switches (benchmarks turn one rule off at a time)
+KIND = True
+GROUPING = True
+HEAD = True
+ADDED = True  # a word the question adds that the bank ties to a constant the SQL lacks
+RANKING = True  # a top-k ranking no word of the question asks for
+DIRECTION = True  # newest/oldest words against the ORDER BY direction
+NUMBER_ROLES = True  # one number of the question put into two different columns
+COMPANIONS = True  # a constant that went with a value the question replaced
+SWAPS = True  # from/to swaps in identical wordings
+
+_TEMPORAL = frozenset("year years date dates time times day days month months semester semesters term terms "
+                      "quarter hour hours week weeks".split())
+
+
+def reason_code(reason: str) -> str | None:
+    for phrase, code in REASON_CODES.items():
+        if phrase in reason:
+            return code
+    return None
+
+
+_WH_FIRST = frozenset("what which who whom whose where when how".split())
+_FILLER_NOUNS = frozenset("one ones kind kinds type types sort sorts else thing things i'd i'm i've".split())
+
+
+def _first(words: Sequence[str]) -> str:
+    return words[0] if words else ""
+
+
+def _only_predicates(tree: exp.Expression) -> bool:
+    """The outer projection answers yes or no (``COUNT(*) > 0``, ``COUNT(*) = 0``)."""
+    from sqlgenie.inference.precision import answer_items
+
+    answer = answer_items(tree)
+    return answer is not None and all(isinstance(e, exp.Predicate) for e in answer[0])
+
+
+def _numeric_answer(tree: exp.Expression, catalog: Any) -> bool | None:
+    """The outer projection holds an aggregate, arithmetic, a numeric or temporal column
+    (None: nothing to check)."""
+    from sqlgenie.inference.precision import _column_info, answer_items, computes
+
+    answer = answer_items(tree)
+    if answer is None:
+        return None
+    items, tables = answer
+    for e in items:
+        if computes(e):
+            return True
+        for col in e.find_all(exp.Column):
+            info = _column_info(col, tables, catalog)
+            if info is None or info.family in ("numeric", "temporal"):
+                return True
+    return False
+
+
+def _temporal_answer(tree: exp.Expression, catalog: Any) -> bool:
+    """Every column of the outer projection is a time (a year, a date), aggregates aside."""
+    from sqlgenie.inference.precision import _column_info, _temporal_name, answer_items
+
+    answer = answer_items(tree)
+    if answer is None:
+        return False
+    items, tables = answer
+    cols = [c for e in items if e.find(exp.AggFunc) is None for c in e.find_all(exp.Column)]
+    if not cols:
+        return False
+    for col in cols:
+        info = _column_info(col, tables, catalog)
+        if not ((info is not None and info.family == "temporal") or _temporal_name(col.name)):
+            return False
+    return True
+
+
+def kind_mismatch(tree: exp.Expression, example: Any, new: Any, catalog: Any = None) -> list[str]:
+    """See module doc. ``example`` / ``new``: :class:`sqlgenie.inference.verify.Roles`."""
+    first_new, first_ex = _first(new.words), _first(example.words)
+    # a query that answers yes or no, for a question that starts with a wh-word
+    if first_new in _WH_FIRST and first_ex not in _WH_FIRST and _only_predicates(tree):
+        return [f"the two questions ask for different kinds of answer: yours asks {first_new}, "
+                "the example's query answers yes or no"]
+    # "when was X's first publication" (a year) for "what was X's first publication" (a paper)
+    if first_ex == "when" and first_new in ("what", "which") and not (
+            len(new.words) > 1 and new.words[1] in _TEMPORAL) and _temporal_answer(tree, catalog):
+        return ["the two questions ask for different kinds of answer: yours asks what, the example when "
+                "and its query answers with a time"]
+    # "how long / how far / how small ...": a measure
+    if first_new == "how" and len(new.words) > 1 and new.words[1] not in ("many", "much", "about") and \
+            new.words[1] != "<count>" and "how" not in example.words and _numeric_answer(tree, catalog) is False:
+        return [f"the two questions ask for different kinds of answer: yours asks how {new.words[1]}, "
+                "the example's query answers with no number or time"]
+    return []
+
+
+def _grouping_words(roles: Any) -> set[str]:
+    """Targets of "each / per / every X" (not "by X": "papers by X" names an author)."""
+    words = roles.words
+    out = set()
+    from sqlgenie.inference.verify import _is_content, lemma
+
+    for k, w in enumerate(words):
+        if w not in ("each", "per", "every"):
+            continue
+        j = k + 1
+        while j < len(words) and words[j] in ("the", "a", "an", "single"):
+            j += 1
+        if j < len(words) and _is_content(words[j]):
+            out.add(lemma(words[j]))
+    return out
+
+
+def unrealized_grouping(tree: exp.Expression, example: Any, new: Any) -> list[str]:
+    """See module doc."""
+    added = _grouping_words(new) - _grouping_words(example) - {lemma_ for lemma_ in example.grouped}
+    if not added:
+        return []
+    if any(sel.args.get("group") is not None for sel in tree.find_all(exp.Select)):
+        return []
+    shown = ", ".join(sorted(added))
+    return [f"your question asks for one answer per {shown}; the example's query does not group"]
+
+
+def _sql_words(tree: exp.Expression, catalog: Any) -> set[str]:
+    from sqlgenie.inference.adapt import sql_vocabulary
+    from sqlgenie.inference.verify import lemma
+
+    used, _ = sql_vocabulary(tree, catalog)
+    return used | {lemma(w) for w in used}
+
+
+def unmatched_head(tree: exp.Expression, example_masked: str, example: Any, new: Any, catalog: Any,
+                   group: Any = None) -> list[str]:
+    """See module doc."""
+    from sqlgenie.inference.adapt import word_in
+    from sqlgenie.inference.verify import lemma, tokens
+
+    if not new.items or not new.heads or new.count or new.kind in ("who", "where", "when"):
+        return []
+    if _first(new.words) == "how":
+        return []  # "how long ...": an answer type (kind_mismatch), not a noun
+    item = [w for w in new.items[0] if len(w) > 2 and not w.endswith(("ing", "ed", "ly")) and w not in _TEMPORAL
+            and w not in _FILLER_NOUNS]
+    if not item or new.heads[0] not in item:
+        return []
+    ex_words = {lemma(w) for w in tokens(example_masked)} | set(example.heads)
+    sql_words = _sql_words(tree, catalog)
+    for w in item:
+        if w in ex_words or (group is not None and group.word_added_ok(w)) or word_in(w, sql_words):
+            return []
+    head = new.heads[0]
+    return [f"your question asks for {' '.join(item)}; nothing in the example's query names {head}"]
+
+
+_NEW_WORDS = frozenset("latest newest recent recently last youngest lately".split())
+_OLD_WORDS = frozenset("earliest oldest first initially eldest".split())
+_RANK_WORDS = frozenset("""most least top bottom first last best worst highest lowest largest smallest biggest
+greatest fewest maximum minimum max min rank ranked ranking order ordered sort sorted popular usually usual
+frequent frequently often common commonly main primary""".split())
+
+
+def added_constants(tree: exp.Expression, example_masked: str, new_masked: str, constants: Any,
+                    group: Any = None) -> list[str]:
+    """A word the question adds that the bank ties (>= 80%, >= 3 uses; :class:`.sides.ConstantWords`)
+    to a constant on a column, while the adapted SQL does not read that column at all
+    ("*upper-level* STRATEGY classes" answered by "STRATEGY classes": no ``category``
+    condition). The mirror of :func:`.sides.dropped_constants`."""
+    from sqlgenie.inference.sides import _LazyConstants, _same_stem
+    from sqlgenie.inference.verify import _MASK, lemma, tokens
+
+    words = constants.get() if isinstance(constants, _LazyConstants) else constants
+    if words is None:
+        return []
+    ex_raw = {w for w in tokens(example_masked) if w != _MASK and w[0].isalpha()}
+    ex_lemmas = {lemma(w) for w in ex_raw}
+    added = sorted(w for w in {w for w in tokens(new_masked) if w != _MASK and w[0].isalpha()} - ex_raw
+                   if lemma(w) not in ex_lemmas and not any(_same_stem(w, v) for v in ex_raw) and len(w) > 2)
+    if not added:
+        return []
+    read = {c.name.lower() for c in tree.find_all(exp.Column)}
+    for w in added:
+        if group is not None and group.word_added_ok(w):
+            continue
+        cols = {c for c in words.columns(w) if not _calendar(c)}
+        if cols and not (cols & read):
+            return [f"your question says \u201c{w}\u201d, which the examples tie to a condition on "
+                    f"{', '.join(sorted(cols))}; this example's query has none"]
+    return []
+
+
+def _calendar(column: str) -> bool:
+    """A calendar part (``year``, ``month_number``): a default date, not a word's condition."""
+    from sqlgenie.inference.precision import _temporal_name
+
+    return _temporal_name(column)
+
+
+def _ranks_top(tree: exp.Expression) -> bool:
+    """The outer query orders and keeps the first rows (ORDER BY ... LIMIT)."""
+    from sqlgenie.inference.precision import _outer
+
+    sel = _outer(tree)
+    return sel is not None and sel.args.get("order") is not None and sel.args.get("limit") is not None
+
+
+def unasked_ranking(tree: exp.Expression, example_masked: str, new_masked: str, group: Any = None) -> list[str]:
+    """The adapted SQL keeps only the top rows of a ranking (ORDER BY ... LIMIT), the
+    question has no word that ranks (superlative, top/first/last, order, most ...), and the
+    example has words the question lacks ("Who is the *usual* teacher of X" answering "Who
+    teaches X" with the 5 most frequent teachers)."""
+    from sqlgenie.inference.verify import tokens
+
+    if not _ranks_top(tree):
+        return []
+    new = tokens(new_masked)
+    if any(w in _RANK_WORDS or w in _NEW_WORDS or w in _OLD_WORDS or (len(w) > 5 and w.endswith("est"))
+           for w in new):
+        return []
+    if any(w.isdigit() for w in new):
+        return []
+    ex = set(tokens(example_masked))
+    removed = sorted(w for w in ex - set(new) if w in _RANK_WORDS or w in _NEW_WORDS or w in _OLD_WORDS
+                     or (len(w) > 5 and w.endswith("est")))
+    if not removed:
+        return []
+    if group is not None and group.removed_ok(set(removed)):
+        return []
+    return [f"the example says {', '.join(removed)}: its query ranks and keeps only the first rows, "
+            "which your question does not ask for"]
+
+
+def order_direction(tree: exp.Expression, new_masked: str) -> list[str]:
+    """The question asks for the newest / most recent (or the earliest / first) and the
+    adapted SQL orders the only key ascending (descending) and keeps the first rows: the
+    answer would be the other end."""
+    from sqlgenie.inference.precision import _outer
+    from sqlgenie.inference.verify import tokens
+
+    sel = _outer(tree)
+    if sel is None or sel.args.get("order") is None or sel.args.get("limit") is None:
+        return []
+    keys = sel.args["order"].expressions
+    if len(keys) != 1:
+        return []
+    desc = bool(keys[0].args.get("desc"))
+    words = set(tokens(new_masked))
+    new, old = bool(words & _NEW_WORDS), bool(words & _OLD_WORDS)
+    if new == old or words & {"long", "since", "ago", "until"}:
+        return []
+    if new and not desc:
+        return ["your question asks for the latest, but the example's query orders ascending and keeps the first"]
+    if old and desc:
+        return ["your question asks for the earliest, but the example's query orders descending and keeps the first"]
+    return []
+
+
+def number_roles(adapted: Any, new_spans: Sequence[Any]) -> list[str]:
+    """One number of the question replaced constants of two different columns (the
+    example's "before 0" also filled ``stops = 0``; "on 11 11" put one value in day and
+    month): the example's number played two roles, the question's plays one."""
+    from sqlgenie.inference.adapt import Span
+
+    numbers = {Span.of(s).text for s in new_spans if Span.of(s).cls == "number"}
+    cols: dict[str, set[str]] = {}
+    for sub in getattr(adapted, "substitutions", ()) or ():
+        if sub.question_text in numbers and sub.column:
+            cols.setdefault(sub.question_text, set()).add(sub.column.rsplit(".", 1)[-1].lower())
+    for text, names in cols.items():
+        if len(names) > 1:
+            return [f"your number {text} goes into two different columns ({', '.join(sorted(names))}) "
+                    "where the example's value played two roles"]
+    return []
+
+
+def companion_constants(adapted: Any, example_sql: str, example_spans: Sequence[Any], catalog: Any) -> list[str]:
+    """A string constant of the example's SQL that no value of its question produced, on the
+    same table alias or the same column as a value the question replaced (``city_name =
+    'WASHINGTON' AND state_code = 'DC'`` adapted to BOSTON keeps 'DC'; a second city the
+    example's query adds to BALTIMORE): it went with the replaced value."""
+    from sqlgenie.autocorrect.base import parse_sql
+    from sqlgenie.inference.adapt import Span, _column_operand, _context, align, collect_slots, norm_text
+
+    replaced = {norm_text(old) for old, new in getattr(adapted, "pairs", []) or [] if norm_text(old) != norm_text(new)}
+    if not replaced:
+        return []
+    try:
+        tree = parse_sql(example_sql)
+    except Exception:
+        return []
+    spans = [Span.of(s) for s in example_spans]
+    slots = collect_slots(tree, catalog)
+    alignment = align(spans, slots)
+
+    def alias(slot: Any) -> str | None:
+        context, anchor = _context(slot.node)
+        col = _column_operand(anchor) if context == "compare" and anchor is not None else None
+        return (col.table or None) if col is not None else None
+
+    bound = {b.slot for b in alignment.bindings}
+    hits = [b for b in alignment.bindings if spans[b.span].cls == "text" and norm_text(spans[b.span].text) in replaced]
+    tables = {alias(slots[b.slot]) for b in hits} - {None}
+    columns = {slots[b.slot].column for b in hits} - {None}
+    def alternative(slot: Any) -> bool:  # one of a list of spellings of a value (x = 'SP' OR x = 'SS', IN)
+        node = slot.node
+        if isinstance(node.parent, exp.In):
+            return True
+        while node.parent is not None and not isinstance(node.parent, exp.Select):
+            node = node.parent
+            if isinstance(node, exp.Or):
+                return True
+        return False
+
+    found = [f"{slots[i].column or 'a column'} = '{slots[i].text}'" for i in range(len(slots))
+             if i not in bound and slots[i].is_string and slots[i].context == "compare"
+             and ((alias(slots[i]) in tables and not alternative(slots[i]))
+                  or (slots[i].column in columns and alias(slots[i]) not in tables and len(slots[i].text) > 3))]
+    if not found:
+        return []
+    return [f"the example's query keeps {', '.join(found)}, which went with the value your question replaced"]
+
+
+def check_candidate(adapted: Any, example_sql: str, example_masked: str, example_spans: Sequence[Any],
+                    new_masked: str, new_spans: Sequence[Any], *, catalog: Any = None, schema_word: Any = None,
+                    group: Any = None, constants: Any = None) -> Any:
+    """Run this module's refusals on one verified adaptation (changed in place like
+    :func:`sqlgenie.inference.precision.check_candidate`). Returns ``adapted``."""
+    if adapted is None or not adapted.ok or adapted.tree is None:
+        return adapted
+    from sqlgenie.inference.adapt import Span
+    from sqlgenie.inference.verify import _roles, direction_swaps
+
+    reasons: list[str] = []
+    if NUMBER_ROLES:
+        reasons = number_roles(adapted, new_spans)
+    if not reasons and COMPANIONS:
+        reasons = companion_constants(adapted, example_sql, example_spans, catalog)
+    if not reasons and SWAPS and len(example_spans) == len(new_spans):
+        reasons = direction_swaps(example_masked, example_spans, new_masked, new_spans, adapted.pairs)
+    if not reasons and DIRECTION:
+        reasons = order_direction(adapted.tree, new_masked)
+    if reasons:
+        return adapted.refuse(reasons)
+    if example_masked.strip().lower() == new_masked.strip().lower():
+        return adapted
+
+    ex_roles = _roles(example_masked, tuple(Span.of(s).cls for s in example_spans), schema_word)
+    new_roles = _roles(new_masked, tuple(Span.of(s).cls for s in new_spans), schema_word)
+    if KIND:
+        reasons = kind_mismatch(adapted.tree, ex_roles, new_roles, catalog)
+    if not reasons and GROUPING:
+        reasons = unrealized_grouping(adapted.tree, ex_roles, new_roles)
+    if not reasons and HEAD:
+        reasons = unmatched_head(adapted.tree, example_masked, ex_roles, new_roles, catalog, group)
+    if not reasons and RANKING:
+        reasons = unasked_ranking(adapted.tree, example_masked, new_masked, group)
+    if not reasons and ADDED and constants is not None:
+        reasons = added_constants(adapted.tree, example_masked, new_masked, constants, group)
+    return adapted.refuse(reasons) if reasons else adapted
