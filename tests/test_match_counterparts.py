@@ -1,0 +1,210 @@
+"""Match route refusals of sqlgenie/inference/counterparts.py (issue 13, helper matchs) on a real
+PostgreSQL with the real MiniLM model: a question part that nothing in the example question or
+its adapted SQL answers is refused ("for each year" with no grouping, "what topics" answered
+with venues, "when" answered yes or no, a number put into two columns, a constant that went
+with a replaced value, a ranking no word asks for, the newest asked and the oldest kept)."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from bank_fixture import onboard_with_bank
+
+from sqlgenie.autocorrect.base import parse_sql
+from sqlgenie.inference import counterparts
+from sqlgenie.inference.adapt import AdaptedSQL, Substitution
+from sqlgenie.inference.counterparts import (
+    companion_constants,
+    kind_mismatch,
+    number_roles,
+    order_direction,
+    reason_code,
+    unasked_ranking,
+    unmatched_head,
+    unrealized_grouping,
+)
+from sqlgenie.inference.pipeline import Asker
+from sqlgenie.inference.verify import question_roles
+
+KEYPHRASES = ["semantic parsing", "question answering", "machine translation", "deep learning"]
+AUTHORS = ["Dan Klein", "Ray Mooney", "Mirella Lapata", "Percy Liang"]
+VENUES = ["ACL", "EMNLP", "NAACL"]
+
+
+def _topic(k: str) -> str:
+    return ("SELECT DISTINCT p.paperid FROM lib.keyphrase AS k, lib.paperkeyphrase AS pk, lib.paper AS p "
+            f"WHERE k.keyphrasename = '{k}' AND pk.keyphraseid = k.keyphraseid AND p.paperid = pk.paperid")
+
+
+def _venues(a: str) -> str:
+    return ("SELECT DISTINCT v.venueid FROM lib.author AS a, lib.writes AS w, lib.paper AS p, lib.venue AS v "
+            f"WHERE a.authorname = '{a}' AND w.authorid = a.authorid AND p.paperid = w.paperid "
+            "AND v.venueid = p.venueid")
+
+
+BANK = [
+    ("papers on semantic parsing", _topic("semantic parsing")),
+    ("list papers on question answering", _topic("question answering")),
+    ("show me papers about machine translation", _topic("machine translation")),
+    ("in what venues does Dan Klein publish ?", _venues("Dan Klein")),
+    ("which venues does Ray Mooney publish in", _venues("Ray Mooney")),
+    ("where does Mirella Lapata publish ?", _venues("Mirella Lapata")),
+]
+
+
+def _create_schema(conn: psycopg.Connection) -> None:
+    conn.execute("CREATE SCHEMA lib")
+    conn.execute("CREATE TABLE lib.author (authorid integer PRIMARY KEY, authorname text NOT NULL)")
+    conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
+    conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
+                 " venueid integer NOT NULL REFERENCES lib.venue)")
+    conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
+                 " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
+    conn.execute("CREATE TABLE lib.keyphrase (keyphraseid integer PRIMARY KEY, keyphrasename text NOT NULL)")
+    conn.execute("CREATE TABLE lib.paperkeyphrase (paperid integer NOT NULL REFERENCES lib.paper,"
+                 " keyphraseid integer NOT NULL REFERENCES lib.keyphrase, PRIMARY KEY (paperid, keyphraseid))")
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO lib.author VALUES (%s, %s)", list(enumerate(AUTHORS, 1)))
+        cur.executemany("INSERT INTO lib.venue VALUES (%s, %s)", list(enumerate(VENUES, 1)))
+        cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
+                        [(i, f"paper {i}", 2010 + i % 6, 1 + i % 3) for i in range(1, 41)])
+        cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
+        cur.executemany("INSERT INTO lib.keyphrase VALUES (%s, %s)", list(enumerate(KEYPHRASES, 1)))
+        cur.executemany("INSERT INTO lib.paperkeyphrase VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
+    for t in ("author", "venue", "paper", "writes", "keyphrase", "paperkeyphrase"):
+        conn.execute(f"ANALYZE lib.{t}")
+
+
+@pytest.fixture(scope="module")
+def lib(module_db_url):
+    return onboard_with_bank(module_db_url, "lib", _create_schema, BANK, measure_indexes=False, top_values=10)
+
+
+@pytest.fixture(scope="module")
+def asker(lib):
+    with Asker.open(lib, provider=None, log=False) as a:
+        yield a
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def test_for_each_year_without_grouping_is_refused(asker, monkeypatch):
+    r = asker.ask("papers on deep learning", route="match")
+    assert r.status == "ok" and "'deep learning'" in r.sql, r.think and r.think.reason
+    r = asker.ask("papers in deep learning for each year", route="match")
+    assert r.status == "refused", r.sql
+    assert "one answer per year" in r.think.reason
+    monkeypatch.setattr(counterparts, "GROUPING", False)  # the refusal is this rule's
+    r = asker.ask("papers in deep learning for each year", route="match")
+    assert r.status == "ok" and "GROUP BY" not in r.sql
+
+
+def test_answer_noun_nothing_names_is_refused(asker, monkeypatch):
+    r = asker.ask("what venues does Percy Liang publish in", route="match")
+    assert r.status == "ok" and "'Percy Liang'" in r.sql, r.think and r.think.reason
+    r = asker.ask("what topics does Percy Liang publish in", route="match")
+    assert r.status == "refused", r.sql
+    assert "nothing in the example's query names topic" in r.think.reason, r.think.reason
+    monkeypatch.setattr(counterparts, "HEAD", False)
+    r = asker.ask("what topics does Percy Liang publish in", route="match")
+    assert r.status == "ok"
+
+
+# --------------------------------------------------------------------------- one rule at a time
+
+
+def _roles(text: str, classes=("text",)):
+    return question_roles(text, list(classes))
+
+
+def test_kind_of_answer(asker):
+    yes_no = parse_sql("SELECT COUNT(*) > 0 FROM lib.paper AS p WHERE p.year = 2015")
+    reasons = kind_mismatch(yes_no, _roles("[MASK] is offered next semester ?"),
+                            _roles("When is [MASK] offered next semester ?"), asker.catalog)
+    assert reasons and reason_code(reasons[0]) == "answer kind"
+    assert kind_mismatch(yes_no, _roles("is [MASK] offered next semester ?"),
+                         _roles("is [MASK] offered in the fall ?"), asker.catalog) == []
+    year = parse_sql("SELECT DISTINCT p.year FROM lib.paper AS p ORDER BY p.year LIMIT 1")
+    assert kind_mismatch(year, _roles("When was [MASK] 's first publication ?"),
+                         _roles("What was [MASK] 's first publication ?"), asker.catalog)
+    assert kind_mismatch(year, _roles("When was [MASK] 's first publication ?"),
+                         _roles("What year was [MASK] 's first publication ?"), asker.catalog) == []
+    ids = parse_sql("SELECT DISTINCT p.paperid FROM lib.paper AS p")
+    assert kind_mismatch(ids, _roles("When was [MASK] 's first publication ?"),
+                         _roles("What was [MASK] 's first publication ?"), asker.catalog) == []
+    names = parse_sql("SELECT DISTINCT v.venuename FROM lib.venue AS v")
+    assert kind_mismatch(names, _roles("what venues are near [MASK]"), _roles("how far is [MASK]"), asker.catalog)
+    assert kind_mismatch(parse_sql("SELECT DISTINCT p.year FROM lib.paper AS p"), _roles("what venues are near [MASK]"),
+                         _roles("how far is [MASK]"), asker.catalog) == []
+
+
+def test_grouping_needs_group_by():
+    plain = parse_sql(_topic("x"))
+    reasons = unrealized_grouping(plain, _roles("papers on [MASK]"), _roles("papers in [MASK] for each year"))
+    assert reasons and reason_code(reasons[0]) == "grouping"
+    grouped = parse_sql("SELECT COUNT(*), p.year FROM lib.paper AS p GROUP BY p.year")
+    assert unrealized_grouping(grouped, _roles("papers on [MASK]"), _roles("papers in [MASK] for each year")) == []
+    assert unrealized_grouping(plain, _roles("papers on [MASK]"), _roles("papers by [MASK]")) == []
+
+
+def test_answer_noun(asker):
+    tree = parse_sql(_venues("x"))
+    ex = _roles("in what venues does [MASK] publish ?")
+    reasons = unmatched_head(tree, "in what venues does [MASK] publish ?", ex,
+                             _roles("what topics does [MASK] publish in"), asker.catalog)
+    assert reasons and reason_code(reasons[0]) == "answer noun"
+    # a noun the SQL names (a table), or the example says, or no noun at all
+    assert unmatched_head(tree, "in what venues does [MASK] publish ?", ex,
+                          _roles("what papers does [MASK] publish"), asker.catalog) == []
+    assert unmatched_head(tree, "in what venues does [MASK] publish ?", ex,
+                          _roles("which venues does [MASK] publish in"), asker.catalog) == []
+    assert unmatched_head(tree, "in what venues does [MASK] publish ?", ex,
+                          _roles("what kinds of venues does [MASK] publish in"), asker.catalog) == []
+
+
+def test_unasked_ranking():
+    top = parse_sql("SELECT COUNT(a.name), a.name FROM lib.author AS a GROUP BY a.name "
+                    "ORDER BY COUNT(a.name) DESC LIMIT 5")
+    reasons = unasked_ranking(top, "Who is the usual teacher of [MASK] ?", "Who teaches [MASK] ?")
+    assert reasons and reason_code(reasons[0]) == "unasked ranking"
+    assert unasked_ranking(top, "Who is the usual teacher of [MASK] ?", "Who usually teaches [MASK] ?") == []
+    assert unasked_ranking(parse_sql("SELECT a.name FROM lib.author AS a"), "Who is the usual teacher of [MASK] ?",
+                           "Who teaches [MASK] ?") == []
+
+
+def test_order_direction():
+    oldest = parse_sql("SELECT DISTINCT p.year FROM lib.paper AS p ORDER BY p.year ASC LIMIT 1")
+    reasons = order_direction(oldest, "How recently has [MASK] been offered ?")
+    assert reasons and reason_code(reasons[0]) == "order direction"
+    assert order_direction(oldest, "[MASK] has been offered for how long ?") == []
+    assert order_direction(oldest, "When was [MASK] first offered ?") == []
+    newest = parse_sql("SELECT DISTINCT p.year FROM lib.paper AS p ORDER BY p.year DESC LIMIT 1")
+    assert order_direction(newest, "How recently has [MASK] been offered ?") == []
+    assert order_direction(newest, "What was the earliest year of [MASK] ?")
+
+
+def test_one_number_in_two_columns():
+    def adapted(columns):
+        subs = [Substitution("0", "1700", "0", "1700", "number", c, "number") for c in columns]
+        return AdaptedSQL(True, "x", 1.0, substitutions=subs)
+
+    spans = [{"start": 0, "end": 4, "text": "1700", "kind": "number"}]
+    reasons = number_roles(adapted(["air.flight.arrival_time", "air.flight.stops"]), spans)
+    assert reasons and reason_code(reasons[0]) == "number roles"
+    assert number_roles(adapted(["air.flight.arrival_time", "air.flight.arrival_time"]), spans) == []
+
+
+def test_constant_that_went_with_a_replaced_value(asker):
+    sql = ("SELECT DISTINCT a.authorid FROM lib.author AS a, lib.venue AS v "
+           "WHERE a.authorname = 'Dan Klein' AND a.authorid = 1 AND v.venuename = 'ACL' AND a.authorname <> 'Bob Smith'")
+    spans = [{"start": 0, "end": 9, "text": "Dan Klein", "kind": "value"},
+             {"start": 13, "end": 16, "text": "ACL", "kind": "value"}]
+    moved = AdaptedSQL(True, "x", 1.0, pairs=[("Dan Klein", "Ray Mooney"), ("ACL", "ACL")])
+    reasons = companion_constants(moved, sql, spans, asker.catalog)
+    assert reasons and "'Bob Smith'" in reasons[0] and reason_code(reasons[0]) == "companion constant"
+    kept = AdaptedSQL(True, "x", 1.0, pairs=[("Dan Klein", "Dan Klein"), ("ACL", "EMNLP")])
+    assert companion_constants(kept, sql, spans, asker.catalog) == []
+    either = ("SELECT DISTINCT a.authorid FROM lib.author AS a WHERE a.authorname = 'Dan Klein' "
+              "AND (a.authorname = 'Bob Smith' OR a.authorid = 2)")
+    assert companion_constants(moved, either, spans[:1], asker.catalog) == []
