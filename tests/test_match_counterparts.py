@@ -16,6 +16,7 @@ from sqlgenie.inference.adapt import AdaptedSQL, Substitution
 from sqlgenie.inference.counterparts import (
     companion_constants,
     kind_mismatch,
+    moved_values,
     number_roles,
     order_direction,
     reason_code,
@@ -133,6 +134,16 @@ def test_kind_of_answer(asker):
     ids = parse_sql("SELECT DISTINCT p.paperid FROM lib.paper AS p")
     assert kind_mismatch(ids, _roles("When was [MASK] 's first publication ?"),
                          _roles("What was [MASK] 's first publication ?"), asker.catalog) == []
+    papers = parse_sql("SELECT DISTINCT w.paperid FROM lib.writes AS w")
+    assert kind_mismatch(papers, _roles("what papers are published in [MASK]"), _roles("who published papers in [MASK]"),
+                         asker.catalog)
+    assert kind_mismatch(parse_sql("SELECT DISTINCT a.authorname FROM lib.author AS a"),
+                         _roles("what authors published in [MASK]"), _roles("who published in [MASK]"),
+                         asker.catalog) == []
+    assert kind_mismatch(ids, _roles("[MASK] is offered when in next semester ?"),
+                         _roles("[MASK] is offered next semester ?"), asker.catalog)
+    assert kind_mismatch(ids, _roles("[MASK] is offered when in next semester ?"),
+                         _roles("when is [MASK] offered next semester ?"), asker.catalog) == []
     names = parse_sql("SELECT DISTINCT v.venuename FROM lib.venue AS v")
     assert kind_mismatch(names, _roles("what venues are near [MASK]"), _roles("how far is [MASK]"), asker.catalog)
     assert kind_mismatch(parse_sql("SELECT DISTINCT p.year FROM lib.paper AS p"), _roles("what venues are near [MASK]"),
@@ -208,3 +219,17 @@ def test_constant_that_went_with_a_replaced_value(asker):
     either = ("SELECT DISTINCT a.authorid FROM lib.author AS a WHERE a.authorname = 'Dan Klein' "
               "AND (a.authorname = 'Bob Smith' OR a.authorid = 2)")
     assert companion_constants(moved, either, spans[:1], asker.catalog) == []
+
+
+def test_values_that_changed_places_in_identical_wordings():
+    def spans(*texts):
+        return [{"start": 0, "end": len(t), "text": t, "kind": "value"} for t in texts]
+
+    text = "cheapest flights from [MASK] to [MASK]"
+    reasons = moved_values(text, spans("DALLAS", "BALTIMORE"), text, spans("BALTIMORE", "DALLAS"),
+                           [("DALLAS", "DALLAS"), ("BALTIMORE", "BALTIMORE")])
+    assert reasons and reason_code(reasons[0]) == "value direction"
+    assert moved_values(text, spans("DALLAS", "BALTIMORE"), text, spans("BALTIMORE", "DENVER"),
+                        [("DALLAS", "BALTIMORE"), ("BALTIMORE", "DENVER")]) == []
+    assert moved_values(text, spans("DALLAS", "BALTIMORE"), "flights to [MASK] from [MASK]",
+                        spans("BALTIMORE", "DALLAS"), [("DALLAS", "DALLAS"), ("BALTIMORE", "BALTIMORE")]) == []

@@ -26,7 +26,7 @@ Every refusal is a sentence; :data:`REASON_CODES` gives its ``reason_code``.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from sqlglot import exp
 
@@ -47,6 +47,7 @@ REASON_CODES = {
     "goes into two different columns": "number roles",
     "which went with": "companion constant",
     "nothing in your question names": "answer noun",
+    "the values changed places": "value direction",
     "still reads": "table word",
     "does not read": "table word",
     "follows \u201c": "value direction",
@@ -148,6 +149,8 @@ def _projects_table_of(tree: exp.Expression, word: str, catalog: Any) -> bool:
 
 def kind_mismatch(tree: exp.Expression, example: Any, new: Any, catalog: Any = None) -> list[str]:
     """See module doc. ``example`` / ``new``: :class:`sqlgenie.inference.verify.Roles`."""
+    from sqlgenie.inference.verify import lemma
+
     first_new, first_ex = _first(new.words), _first(example.words)
     # a query that answers yes or no, for a question that starts with a wh-word
     if first_new in _WH_FIRST and first_ex not in _WH_FIRST and _only_predicates(tree):
@@ -160,9 +163,14 @@ def kind_mismatch(tree: exp.Expression, example: Any, new: Any, catalog: Any = N
                 "and its query answers with a time"]
     # "who published papers in X" from "what papers are published in X": a person, not the things
     if first_new == "who" and first_ex in ("what", "which") and example.heads and \
-            _projects_table_of(tree, example.heads[0], catalog):
+            example.heads[0] in {lemma(w) for w in new.words} and _projects_table_of(tree, example.heads[0], catalog):
         return [f"the two questions ask for different kinds of answer: yours asks who, the example what "
                 f"{example.heads[0]}s and its query returns them"]
+    # "419 is offered next semester ?" from "250 is offered when in next semester ?": the example's
+    # who / where / when is gone and the question asks nothing else
+    if example.kind in ("who", "where", "when") and not any(w in _WH_FIRST or w == "<count>" for w in new.words):
+        return [f"the two questions ask for different kinds of answer: the example asks {example.kind}, "
+                "yours asks no wh-question"]
     # "how long / how far / how small ...": a measure
     if first_new == "how" and len(new.words) > 1 and new.words[1] not in ("many", "much", "about") and \
             new.words[1] != "<count>" and "how" not in example.words and _numeric_answer(tree, catalog) is False:
@@ -172,13 +180,14 @@ def kind_mismatch(tree: exp.Expression, example: Any, new: Any, catalog: Any = N
 
 
 def _grouping_words(roles: Any) -> set[str]:
-    """Targets of "each / per / every X" (not "by X": "papers by X" names an author)."""
+    """Targets of "each / per X" (not "by X": "papers by X" names an author; not "every X":
+    "does every class have exams" quantifies)."""
     words = roles.words
     out = set()
     from sqlgenie.inference.verify import _is_content, lemma
 
     for k, w in enumerate(words):
-        if w not in ("each", "per", "every"):
+        if w not in ("each", "per"):
             continue
         j = k + 1
         while j < len(words) and words[j] in ("the", "a", "an", "single"):
@@ -473,44 +482,76 @@ def table_stems(tree: exp.Expression, example_masked: str, new_masked: str, cata
     return []
 
 
+def moved_values(example_masked: str, example_spans: Sequence[Any], new_masked: str, new_spans: Sequence[Any],
+                 pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """Identical wordings pair their values by position; a value the two questions share
+    that was paired out of place ("arriving in ATLANTA from BALTIMORE" adapted from "arriving
+    in BALTIMORE from BOSTON" keeps BALTIMORE where the example had it) changes its role."""
+    from sqlgenie.inference.adapt import Span, norm_text
+
+    if example_masked.strip().lower() != new_masked.strip().lower() or len(example_spans) != len(new_spans):
+        return []
+    ex = [norm_text(Span.of(x).text) for x in example_spans]
+    new = [norm_text(Span.of(x).text) for x in new_spans]
+    if len(set(ex)) != len(ex) or len(set(new)) != len(new):
+        return []
+    for old, fresh in pairs:
+        a, b = norm_text(old), norm_text(fresh)
+        if a in ex and b in new and ex.index(a) != new.index(b):
+            return [f"your question words it as the example does, but its value {fresh!r} stands where the "
+                    f"example has {Span.of(example_spans[new.index(b)]).text!r}: the values changed places"]
+    return []
+
+
+def findings(adapted: Any, example_sql: str, example_masked: str, example_spans: Sequence[Any],
+             new_masked: str, new_spans: Sequence[Any], *, catalog: Any = None, schema_word: Any = None,
+             group: Any = None, constants: Any = None) -> Iterator[tuple[str, list[str]]]:
+    """(rule, reasons) of every switched-on rule, lazily, in the order they are tried."""
+    from sqlgenie.inference.adapt import Span
+    from sqlgenie.inference.verify import _roles, direction_swaps
+
+    tree = adapted.tree
+    if NUMBER_ROLES:
+        yield "number roles", number_roles(adapted, new_spans)
+    if COMPANIONS:
+        yield "companion constant", companion_constants(adapted, example_sql, example_spans, catalog)
+    if SWAPS:
+        if len(example_spans) == len(new_spans):
+            yield "value direction", direction_swaps(example_masked, example_spans, new_masked, new_spans,
+                                                     adapted.pairs)
+        yield "value direction", moved_values(example_masked, example_spans, new_masked, new_spans, adapted.pairs)
+    if DIRECTION:
+        yield "order direction", order_direction(tree, new_masked)
+    if example_masked.strip().lower() == new_masked.strip().lower():
+        return  # the same wording: what follows compares words
+    ex_roles = _roles(example_masked, tuple(Span.of(s).cls for s in example_spans), schema_word)
+    new_roles = _roles(new_masked, tuple(Span.of(s).cls for s in new_spans), schema_word)
+    if KIND:
+        yield "answer kind", kind_mismatch(tree, ex_roles, new_roles, catalog)
+    if GROUPING:
+        yield "grouping", unrealized_grouping(tree, ex_roles, new_roles)
+    if HEAD:
+        yield "answer noun", unmatched_head(tree, example_masked, ex_roles, new_roles, catalog, group)
+    if DROPPED_HEAD:
+        yield "dropped answer noun", dropped_head(example_masked, new_masked, ex_roles, new_roles, group)
+    if STEMS:
+        yield "table word", table_stems(tree, example_masked, new_masked, catalog, group)
+    if RANKING:
+        yield "unasked ranking", unasked_ranking(tree, example_masked, new_masked, group)
+    if ADDED and constants is not None:
+        yield "added condition", added_constants(tree, example_masked, new_masked, constants, group)
+
+
 def check_candidate(adapted: Any, example_sql: str, example_masked: str, example_spans: Sequence[Any],
                     new_masked: str, new_spans: Sequence[Any], *, catalog: Any = None, schema_word: Any = None,
                     group: Any = None, constants: Any = None) -> Any:
     """Run this module's refusals on one verified adaptation (changed in place like
-    :func:`sqlgenie.inference.precision.check_candidate`). Returns ``adapted``."""
+    :func:`sqlgenie.inference.precision.check_candidate`): the first rule that finds a
+    reason refuses it. Returns ``adapted``."""
     if adapted is None or not adapted.ok or adapted.tree is None:
         return adapted
-    from sqlgenie.inference.adapt import Span
-    from sqlgenie.inference.verify import _roles, direction_swaps
-
-    reasons: list[str] = []
-    if NUMBER_ROLES:
-        reasons = number_roles(adapted, new_spans)
-    if not reasons and COMPANIONS:
-        reasons = companion_constants(adapted, example_sql, example_spans, catalog)
-    if not reasons and SWAPS and len(example_spans) == len(new_spans):
-        reasons = direction_swaps(example_masked, example_spans, new_masked, new_spans, adapted.pairs)
-    if not reasons and DIRECTION:
-        reasons = order_direction(adapted.tree, new_masked)
-    if reasons:
-        return adapted.refuse(reasons)
-    if example_masked.strip().lower() == new_masked.strip().lower():
-        return adapted
-
-    ex_roles = _roles(example_masked, tuple(Span.of(s).cls for s in example_spans), schema_word)
-    new_roles = _roles(new_masked, tuple(Span.of(s).cls for s in new_spans), schema_word)
-    if KIND:
-        reasons = kind_mismatch(adapted.tree, ex_roles, new_roles, catalog)
-    if not reasons and GROUPING:
-        reasons = unrealized_grouping(adapted.tree, ex_roles, new_roles)
-    if not reasons and HEAD:
-        reasons = unmatched_head(adapted.tree, example_masked, ex_roles, new_roles, catalog, group)
-    if not reasons and DROPPED_HEAD:
-        reasons = dropped_head(example_masked, new_masked, ex_roles, new_roles, group)
-    if not reasons and STEMS:
-        reasons = table_stems(adapted.tree, example_masked, new_masked, catalog, group)
-    if not reasons and RANKING:
-        reasons = unasked_ranking(adapted.tree, example_masked, new_masked, group)
-    if not reasons and ADDED and constants is not None:
-        reasons = added_constants(adapted.tree, example_masked, new_masked, constants, group)
-    return adapted.refuse(reasons) if reasons else adapted
+    for _rule, reasons in findings(adapted, example_sql, example_masked, example_spans, new_masked, new_spans,
+                                   catalog=catalog, schema_word=schema_word, group=group, constants=constants):
+        if reasons:
+            return adapted.refuse(reasons)
+    return adapted
