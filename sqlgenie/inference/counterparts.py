@@ -363,34 +363,33 @@ def number_roles(adapted: Any, new_spans: Sequence[Any]) -> list[str]:
     return []
 
 
-def companion_constants(adapted: Any, example_sql: str, example_spans: Sequence[Any], catalog: Any) -> list[str]:
-    """A string constant of the example's SQL that no value of its question produced, on the
-    same table alias or the same column as a value the question replaced (``city_name =
-    'WASHINGTON' AND state_code = 'DC'`` adapted to BOSTON keeps 'DC'; a second city the
-    example's query adds to BALTIMORE): it went with the replaced value."""
+_COMPANION_CACHE: dict[tuple, tuple[list, list]] = {}
+
+
+def _example_constants(example_sql: str, example_spans: Sequence[Any], catalog: Any) -> tuple[list, list]:
+    """(bound: (span text, alias, column) of each text value of the example's question;
+    free: (column, text, alias, in a list of alternatives) of each string constant no value
+    produced), cached per example (bank SQL repeats)."""
     from sqlgenie.autocorrect.base import parse_sql
     from sqlgenie.inference.adapt import Span, _column_operand, _context, align, collect_slots, norm_text
+    from sqlgenie.inference.sides import _spans_key
 
-    replaced = {norm_text(old) for old, new in getattr(adapted, "pairs", []) or [] if norm_text(old) != norm_text(new)}
-    if not replaced:
-        return []
+    key = (id(catalog), example_sql, _spans_key(example_spans))
+    if key in _COMPANION_CACHE:
+        return _COMPANION_CACHE[key]
     try:
         tree = parse_sql(example_sql)
+        spans = [Span.of(s) for s in example_spans]
+        slots = collect_slots(tree, catalog)
+        alignment = align(spans, slots)
     except Exception:
-        return []
-    spans = [Span.of(s) for s in example_spans]
-    slots = collect_slots(tree, catalog)
-    alignment = align(spans, slots)
+        return [], []
 
     def alias(slot: Any) -> str | None:
         context, anchor = _context(slot.node)
         col = _column_operand(anchor) if context == "compare" and anchor is not None else None
         return (col.table or None) if col is not None else None
 
-    bound = {b.slot for b in alignment.bindings}
-    hits = [b for b in alignment.bindings if spans[b.span].cls == "text" and norm_text(spans[b.span].text) in replaced]
-    tables = {alias(slots[b.slot]) for b in hits} - {None}
-    columns = {slots[b.slot].column for b in hits} - {None}
     def alternative(slot: Any) -> bool:  # one of a list of spellings of a value (x = 'SP' OR x = 'SS', IN)
         node = slot.node
         if isinstance(node.parent, exp.In):
@@ -401,14 +400,39 @@ def companion_constants(adapted: Any, example_sql: str, example_spans: Sequence[
                 return True
         return False
 
-    found = [f"{slots[i].column or 'a column'} = '{slots[i].text}'" for i in range(len(slots))
-             if i not in bound and slots[i].is_string and slots[i].context == "compare"
-             and ((alias(slots[i]) in tables and not alternative(slots[i]))
-                  or (slots[i].column in columns and alias(slots[i]) not in tables and len(slots[i].text) > 3))]
+    bound_slots = {b.slot for b in alignment.bindings}
+    bound = [(norm_text(spans[b.span].text), alias(slots[b.slot]), slots[b.slot].column)
+             for b in alignment.bindings if spans[b.span].cls == "text"]
+    free = [(slots[i].column, slots[i].text, alias(slots[i]), alternative(slots[i])) for i in range(len(slots))
+            if i not in bound_slots and slots[i].is_string and slots[i].context == "compare"]
+    if len(_COMPANION_CACHE) > 20000:
+        _COMPANION_CACHE.clear()
+    _COMPANION_CACHE[key] = (bound, free)
+    return bound, free
+
+
+def companion_constants(adapted: Any, example_sql: str, example_spans: Sequence[Any], catalog: Any) -> list[str]:
+    """A string constant of the example's SQL that no value of its question produced, on the
+    same table alias or the same column as a value the question replaced (``city_name =
+    'WASHINGTON' AND state_code = 'DC'`` adapted to BOSTON keeps 'DC'; a second city the
+    example's query adds to BALTIMORE): it went with the replaced value. A constant in a list
+    of alternatives (``semester = 'SP' OR semester = 'SS'``) on the value's own alias is one
+    of its spellings; a code (3 letters or fewer) on the same column of another alias may be
+    one too."""
+    from sqlgenie.inference.adapt import norm_text
+
+    replaced = {norm_text(old) for old, new in getattr(adapted, "pairs", []) or [] if norm_text(old) != norm_text(new)}
+    if not replaced:
+        return []
+    bound, free = _example_constants(example_sql, example_spans, catalog)
+    hits = [(a, c) for text, a, c in bound if text in replaced]
+    tables = {a for a, _ in hits} - {None}
+    columns = {c for _, c in hits} - {None}
+    found = [f"{column or 'a column'} = '{text}'" for column, text, a, alt in free
+             if (a in tables and not alt) or (column in columns and a not in tables and len(text) > 3)]
     if not found:
         return []
     return [f"the example's query keeps {', '.join(found)}, which went with the value your question replaced"]
-
 
 def dropped_head(example_masked: str, new_masked: str, example: Any, new: Any, group: Any = None) -> list[str]:
     """The example asks for a thing the question does not say ("What was the *topic* of best
