@@ -215,6 +215,8 @@ def test_constant_that_went_with_a_replaced_value(asker):
     moved = AdaptedSQL(True, "x", 1.0, pairs=[("Dan Klein", "Ray Mooney"), ("ACL", "ACL")])
     reasons = companion_constants(moved, sql, spans, asker.catalog)
     assert reasons and "'Bob Smith'" in reasons[0] and reason_code(reasons[0]) == "companion constant"
+    # the question says the constant itself: accounted for
+    assert companion_constants(moved, sql, spans, asker.catalog, "papers of [MASK] , not bob smith") == []
     kept = AdaptedSQL(True, "x", 1.0, pairs=[("Dan Klein", "Dan Klein"), ("ACL", "EMNLP")])
     assert companion_constants(kept, sql, spans, asker.catalog) == []
     either = ("SELECT DISTINCT a.authorid FROM lib.author AS a WHERE a.authorname = 'Dan Klein' "

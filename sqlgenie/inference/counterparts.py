@@ -437,15 +437,17 @@ def _example_constants(example_sql: str, example_spans: Sequence[Any], catalog: 
     return bound, free
 
 
-def companion_constants(adapted: Any, example_sql: str, example_spans: Sequence[Any], catalog: Any) -> list[str]:
+def companion_constants(adapted: Any, example_sql: str, example_spans: Sequence[Any], catalog: Any,
+                        new_masked: str = "") -> list[str]:
     """A string constant of the example's SQL that no value of its question produced, on the
     same table alias or the same column as a value the question replaced (``city_name =
     'WASHINGTON' AND state_code = 'DC'`` adapted to BOSTON keeps 'DC'; a second city the
     example's query adds to BALTIMORE): it went with the replaced value. A constant in a list
     of alternatives (``semester = 'SP' OR semester = 'SS'``) on the value's own alias is one
     of its spellings; a code (3 letters or fewer) on the same column of another alias may be
-    one too."""
+    one too. A constant the question itself says ("on monday") is accounted for."""
     from sqlgenie.inference.adapt import norm_text
+    from sqlgenie.inference.verify import tokens
 
     replaced = {norm_text(old) for old, new in getattr(adapted, "pairs", []) or [] if norm_text(old) != norm_text(new)}
     if not replaced:
@@ -454,8 +456,10 @@ def companion_constants(adapted: Any, example_sql: str, example_spans: Sequence[
     hits = [(a, c) for text, a, c in bound if text in replaced]
     tables = {a for a, _ in hits} - {None}
     columns = {c for _, c in hits} - {None}
+    said = " " + " ".join(tokens(new_masked)) + " "
     found = [f"{column or 'a column'} = '{text}'" for column, text, a, alt in free
-             if (a in tables and not alt) or (column in columns and a not in tables and len(text) > 3)]
+             if ((a in tables and not alt) or (column in columns and a not in tables and len(text) > 3))
+             and f" {' '.join(tokens(text))} " not in said]
     if not found:
         return []
     return [f"the example's query keeps {', '.join(found)}, which went with the value your question replaced"]
@@ -564,7 +568,7 @@ def findings(adapted: Any, example_sql: str, example_masked: str, example_spans:
     if NUMBER_ROLES:
         yield "number roles", number_roles(adapted, new_spans)
     if COMPANIONS:
-        yield "companion constant", companion_constants(adapted, example_sql, example_spans, catalog)
+        yield "companion constant", companion_constants(adapted, example_sql, example_spans, catalog, new_masked)
     if SWAPS:
         if len(example_spans) == len(new_spans):
             yield "value direction", direction_swaps(example_masked, example_spans, new_masked, new_spans,
