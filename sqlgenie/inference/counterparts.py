@@ -52,6 +52,7 @@ Every refusal is a sentence; :data:`REASON_CODES` gives its ``reason_code``.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator, Sequence
 
 from sqlglot import exp
@@ -107,6 +108,7 @@ def reason_code(reason: str) -> str | None:
 
 
 _WH_FIRST = frozenset("what which who whom whose where when how".split())
+_REQUESTS = frozenset("list show tell give name find display".split())  # "do you have a list of teachers"
 _FILLER_NOUNS = frozenset("one ones kind kinds type types sort sorts else thing things i'd i'm i've".split())
 
 
@@ -194,7 +196,8 @@ def kind_mismatch(tree: exp.Expression, example: Any, new: Any, catalog: Any = N
                 f"{example.heads[0]}s and its query returns them"]
     # "419 is offered next semester ?" from "250 is offered when in next semester ?": the example's
     # who / where / when is gone and the question asks nothing else
-    if example.kind in ("who", "where", "when") and not any(w in _WH_FIRST or w == "<count>" for w in new.words):
+    if example.kind in ("who", "where", "when") and not any(w in _WH_FIRST or w == "<count>" or w in _REQUESTS
+                                                            for w in new.words):
         return [f"the two questions ask for different kinds of answer: the example asks {example.kind}, "
                 "yours asks no wh-question"]
     # "how long / how far / how small ...": a measure
@@ -333,9 +336,11 @@ def unasked_ranking(tree: exp.Expression, example_masked: str, new_masked: str, 
     if any(w in _RANK_WORDS or w in _NEW_WORDS or w in _OLD_WORDS or (len(w) > 5 and w.endswith("est"))
            for w in new):
         return []
+    ex = set(tokens(example_masked))
+    if any(w.endswith("ly") and len(w) > 4 and w not in ex for w in new):
+        return []  # an adverb the question adds may say the ranking ("typically cited" for "commonly cited")
     if any(w.isdigit() for w in new):
         return []
-    ex = set(tokens(example_masked))
     removed = sorted(w for w in ex - set(new) if w in _RANK_WORDS or w in _NEW_WORDS or w in _OLD_WORDS
                      or (len(w) > 5 and w.endswith("est")))
     if not removed:
@@ -549,6 +554,8 @@ def moved_values(example_masked: str, example_spans: Sequence[Any], new_masked: 
     new = [norm_text(Span.of(x).text) for x in new_spans]
     if len(set(ex)) != len(ex) or len(set(new)) != len(new):
         return []
+    if re.search(r"\[mask\]\s*,?\s*(?:or|and|,)\s*\[mask\]", new_masked.lower()):
+        return []  # "from JFK or LGA": a list, whose order says nothing
     for old, fresh in pairs:
         a, b = norm_text(old), norm_text(fresh)
         if a in ex and b in new and ex.index(a) != new.index(b):
