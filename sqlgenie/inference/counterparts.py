@@ -59,9 +59,18 @@ from sqlglot import exp
 
 __all__ = [
     "REASON_CODES",
+    "added_constants",
     "check_candidate",
+    "companion_constants",
+    "dropped_head",
+    "findings",
     "kind_mismatch",
+    "moved_values",
+    "number_roles",
+    "order_direction",
     "reason_code",
+    "table_stems",
+    "unasked_ranking",
     "unmatched_head",
     "unrealized_grouping",
 ]
