@@ -14,12 +14,14 @@ from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import counterparts
 from sqlgenie.inference.adapt import AdaptedSQL, Substitution
 from sqlgenie.inference.counterparts import (
+    added_constants,
     companion_constants,
     kind_mismatch,
     moved_values,
     number_roles,
     order_direction,
     reason_code,
+    table_stems,
     unasked_ranking,
     unmatched_head,
     unrealized_grouping,
@@ -61,6 +63,8 @@ def _create_schema(conn: psycopg.Connection) -> None:
                  " venueid integer NOT NULL REFERENCES lib.venue)")
     conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
                  " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
+    conn.execute("CREATE TABLE lib.cite (citingpaperid integer NOT NULL REFERENCES lib.paper(paperid),"
+                 " citedpaperid integer NOT NULL REFERENCES lib.paper(paperid))")
     conn.execute("CREATE TABLE lib.keyphrase (keyphraseid integer PRIMARY KEY, keyphrasename text NOT NULL)")
     conn.execute("CREATE TABLE lib.paperkeyphrase (paperid integer NOT NULL REFERENCES lib.paper,"
                  " keyphraseid integer NOT NULL REFERENCES lib.keyphrase, PRIMARY KEY (paperid, keyphraseid))")
@@ -70,9 +74,10 @@ def _create_schema(conn: psycopg.Connection) -> None:
         cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
                         [(i, f"paper {i}", 2010 + i % 6, 1 + i % 3) for i in range(1, 41)])
         cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
+        cur.executemany("INSERT INTO lib.cite VALUES (%s, %s)", [(i, 1 + (i * 7) % 40) for i in range(1, 41)])
         cur.executemany("INSERT INTO lib.keyphrase VALUES (%s, %s)", list(enumerate(KEYPHRASES, 1)))
         cur.executemany("INSERT INTO lib.paperkeyphrase VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-    for t in ("author", "venue", "paper", "writes", "keyphrase", "paperkeyphrase"):
+    for t in ("author", "venue", "paper", "writes", "cite", "keyphrase", "paperkeyphrase"):
         conn.execute(f"ANALYZE lib.{t}")
 
 
@@ -242,3 +247,35 @@ def test_values_that_changed_places_in_identical_wordings():
                         [("DALLAS", "BALTIMORE"), ("BALTIMORE", "DENVER")]) == []
     assert moved_values(text, spans("DALLAS", "BALTIMORE"), "flights to [MASK] from [MASK]",
                         spans("BALTIMORE", "DALLAS"), [("DALLAS", "DALLAS"), ("BALTIMORE", "BALTIMORE")]) == []
+
+
+def test_table_named_by_a_stem_in_one_question_only(asker):
+    citing = parse_sql("SELECT DISTINCT p.paperid FROM lib.paper AS p, lib.cite AS c, lib.venue AS v "
+                       "WHERE c.citingpaperid = p.paperid AND v.venueid = p.venueid AND v.venuename = 'ACL'")
+    reasons = table_stems(citing, "papers citing [MASK] papers", "semantic parsing papers in [MASK]", asker.catalog)
+    assert reasons and "citing" in reasons[0] and reason_code(reasons[0]) == "table word"
+    assert table_stems(citing, "papers citing [MASK] papers", "papers that cite [MASK] papers", asker.catalog) == []
+    written = parse_sql("SELECT DISTINCT w.paperid FROM lib.author AS a, lib.writes AS w "
+                        "WHERE a.authorname = 'Dan Klein' AND w.authorid = a.authorid")
+    reasons = table_stems(written, "papers written by [MASK]", "papers cited by [MASK]", asker.catalog)
+    assert reasons and "cited" in reasons[0]
+    # the table's own noun ("papers") is the schema-word checks' business, not this rule's
+    assert table_stems(written, "papers written by [MASK]", "what did [MASK] write", asker.catalog) == []
+
+
+def test_word_the_bank_ties_to_a_constant():
+    class Words:  # what ConstantWords learns from a bank: "upper" -> a condition on category
+        def columns(self, word, share=None):
+            return frozenset({"category"}) if word == "upper" else frozenset({"year"}) if word == "this" else frozenset()
+
+    plain = parse_sql("SELECT DISTINCT c.name FROM course AS c WHERE c.department = 'EECS'")
+    reasons = added_constants(plain, "what [MASK] classes are offered", "what upper-level [MASK] classes are offered",
+                              Words())
+    assert reasons and "upper" in reasons[0] and reason_code(reasons[0]) == "added condition"
+    kept = parse_sql("SELECT DISTINCT c.name FROM course AS c, program_course AS p WHERE c.department = 'EECS' "
+                     "AND p.category LIKE '%ULCS%'")
+    assert added_constants(kept, "what [MASK] classes are offered", "what upper-level [MASK] classes are offered",
+                           Words()) == []
+    # a calendar column is a default date, not the word's condition
+    assert added_constants(plain, "what [MASK] classes are offered", "what [MASK] classes are offered this term",
+                           Words()) == []
