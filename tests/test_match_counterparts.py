@@ -152,6 +152,9 @@ def test_kind_of_answer(asker):
                          _roles("when is [MASK] offered next semester ?"), asker.catalog) == []
     assert kind_mismatch(ids, _roles("who are the [MASK] courses taught by ?"),
                          _roles("do you have a list of teachers for the [MASK] courses ?"), asker.catalog) == []
+    assert kind_mismatch(ids, _roles("what are the cities whose population is between [MASK] and [MASK] ?"),
+                         _roles("return the names of cities with a population between [MASK] and [MASK]"),
+                         asker.catalog) == []
     names = parse_sql("SELECT DISTINCT v.venuename FROM lib.venue AS v")
     assert kind_mismatch(names, _roles("what venues are near [MASK]"), _roles("how far is [MASK]"), asker.catalog)
     assert kind_mismatch(parse_sql("SELECT DISTINCT p.year FROM lib.paper AS p"), _roles("what venues are near [MASK]"),
@@ -165,6 +168,7 @@ def test_grouping_needs_group_by():
     grouped = parse_sql("SELECT COUNT(*), p.year FROM lib.paper AS p GROUP BY p.year")
     assert unrealized_grouping(grouped, _roles("papers on [MASK]"), _roles("papers in [MASK] for each year")) == []
     assert unrealized_grouping(plain, _roles("papers on [MASK]"), _roles("papers by [MASK]")) == []
+    assert unrealized_grouping(plain, _roles("papers on [MASK]"), _roles("each author's papers on [MASK]")) == []
 
 
 def test_answer_noun(asker):
@@ -202,6 +206,8 @@ def test_order_direction():
     newest = parse_sql("SELECT DISTINCT p.year FROM lib.paper AS p ORDER BY p.year DESC LIMIT 1")
     assert order_direction(newest, "How recently has [MASK] been offered ?") == []
     assert order_direction(newest, "What was the earliest year of [MASK] ?")
+    age = parse_sql("SELECT a.name FROM lib.author AS a ORDER BY a.authorid ASC LIMIT 1")
+    assert order_direction(age, "the weight of the youngest dog") == []  # an age runs the other way
 
 
 def test_one_number_in_two_columns():

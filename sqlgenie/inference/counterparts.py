@@ -117,7 +117,7 @@ def reason_code(reason: str) -> str | None:
 
 
 _WH_FIRST = frozenset("what which who whom whose where when how".split())
-_REQUESTS = frozenset("list show tell give name find display".split())  # "do you have a list of teachers"
+_REQUESTS = frozenset("list show tell give name find display return".split())  # "do you have a list of teachers"
 _FILLER_NOUNS = frozenset("one ones kind kinds type types sort sorts else thing things i'd i'm i've".split())
 
 
@@ -205,9 +205,9 @@ def kind_mismatch(tree: exp.Expression, example: Any, new: Any, catalog: Any = N
                 f"{example.heads[0]}s and its query returns them"]
     # "419 is offered next semester ?" from "250 is offered when in next semester ?": the example's
     # who / where / when is gone and the question asks nothing else
-    if example.kind in ("who", "where", "when") and not any(w in _WH_FIRST or w == "<count>" or w in _REQUESTS
-                                                            for w in new.words):
-        return [f"the two questions ask for different kinds of answer: the example asks {example.kind}, "
+    said = [w for w in example.words if w in ("who", "whom", "where", "when")]  # not "whose": "cities whose ..."
+    if said and not any(w in _WH_FIRST or w == "<count>" or w in _REQUESTS for w in new.words):
+        return [f"the two questions ask for different kinds of answer: the example asks {said[0]}, "
                 "yours asks no wh-question"]
     # "how long / how far / how small ...": a measure
     if first_new == "how" and len(new.words) > 1 and new.words[1] not in ("many", "much", "about") and \
@@ -230,8 +230,8 @@ def _grouping_words(roles: Any) -> set[str]:
         j = k + 1
         while j < len(words) and words[j] in ("the", "a", "an", "single"):
             j += 1
-        if j < len(words) and _is_content(words[j]):
-            out.add(lemma(words[j]))
+        if j < len(words) and _is_content(words[j]) and not words[j].endswith("'s"):
+            out.add(lemma(words[j]))  # not "each professional's name": a possessive distributes
     return out
 
 
@@ -277,8 +277,9 @@ def unmatched_head(tree: exp.Expression, example_masked: str, example: Any, new:
     return [f"your question asks for {' '.join(item)}; nothing in the example's query names {head}"]
 
 
-_NEW_WORDS = frozenset("latest newest recent recently last youngest lately".split())
-_OLD_WORDS = frozenset("earliest oldest first initially eldest".split())
+# time only: "youngest" / "oldest" name an age, whose order runs the other way ("youngest" = ORDER BY age ASC)
+_NEW_WORDS = frozenset("latest recent recently last lately".split())
+_OLD_WORDS = frozenset("earliest first initially".split())
 _RANK_WORDS = frozenset("""most least top bottom first last best worst highest lowest largest smallest biggest
 greatest fewest maximum minimum max min rank ranked ranking order ordered sort sorted popular usually usual
 frequent frequently often common commonly main primary""".split())
