@@ -337,6 +337,12 @@ def _summary(dataset: Dataset, records: list[dict[str, Any]], skipped: list, ban
     }
 
 
+def counterparts_codes() -> list[tuple[str, str]]:
+    from sqlgenie.inference.counterparts import REASON_CODES
+
+    return list(REASON_CODES.items())
+
+
 def _reason_bucket(reason: str) -> str:
     text = reason.lower()
     for key, label in (
@@ -362,6 +368,7 @@ def _reason_bucket(reason: str) -> str:
         ("your question is about", "answer entity"),
         ("your question asks how much", "answer type"),
         ("which other examples turn into a condition", "dropped condition"),
+        *counterparts_codes(),  # sqlgenie.inference.counterparts.REASON_CODES
     ):
         if key in text:
             return label

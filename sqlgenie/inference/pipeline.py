@@ -43,7 +43,7 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference import between_ends, beyond_exact, deeper, groups
+from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -616,22 +616,33 @@ class Asker:
         grouped = groups.candidates(self.retriever, self.catalog, pool, new_masked)  # paraphrases of one query
         side_words = sides.value_sides(self.retriever, self.catalog)  # words the bank ties to one side of a join
         const_words = sides.constant_words(self.retriever, self.catalog)  # words the bank ties to constants
+        vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         for cand, group in grouped:
             ex = cand.example
             ex_masked = self.retriever.mask(ex.question)
             asked = between_ends.rewrite(ex_masked, new_masked)  # "between A and B" as "from A to B"
             exact = ex_masked.key == asked.key
+            license = None if exact or group is None else group.license(ex.id, asked.text)
             adapted = adapt_verified(  # adapt, then verify the structure (issue 13)
                 ex.sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                 question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
                 similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
-                group=None if exact or group is None else group.license(ex.id, asked.text),
+                group=license,
             )
             precision.check_candidate(adapted, ex_masked.text, asked.text, asked.spans, retrieval.question,
                                       catalog=self.catalog, modifiers=modifiers, schema_word=self._schema_word)
             sides.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                   retrieval.question, catalog=self.catalog, sides=side_words,
                                   schema_word=self._schema_word, constants=const_words)  # matchq's refusals
+            before = (adapted.ok and adapted.confidence >= self.min_confidence, adapted.sql)
+            counterparts.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, asked.text,
+                                         asked.spans, catalog=self.catalog, schema_word=self._schema_word,
+                                         group=license, constants=const_words)  # matchs's refusals
+            if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
+                if not outcomes:
+                    return None, None, failures + [f"example #{ex.id}: " + "; ".join(adapted.unaccounted)]
+                vetoed.append((cand, before[1]))
+                continue
             if adapted.ok and adapted.confidence < self.min_confidence:
                 adapted.ok = False
                 adapted.unaccounted.append(f"confidence {adapted.confidence:.2f} < {self.min_confidence:.2f}")
@@ -645,7 +656,8 @@ class Asker:
             return beyond_exact.retry(self, retrieval, pool, decision, failures) or \
                 deeper.fallback(self, retrieval, pool, decision, failures)
         cand, best = outcomes[0]
-        close = [(c, a) for c, a in outcomes[1:] if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
+        close = [(c, a.sql) for c, a in outcomes[1:] if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
+        close += [(c, sql) for c, sql in vetoed if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
         if close:
             from example_bank.skeleton import normalize_sql
 
@@ -656,7 +668,7 @@ class Asker:
                     return sql
 
             mine = norm(best.sql or "")
-            disagree = [c for c, a in close if norm(a.sql or "") != mine]
+            disagree = [c for c, sql in close if norm(sql or "") != mine]
             if disagree:
                 ids = ", ".join(f"#{c.example.id}" for c in [cand, *disagree])
                 failures.append(f"verified examples {ids} match equally well but give different SQL")
