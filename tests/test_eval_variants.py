@@ -8,31 +8,13 @@ from dataclasses import dataclass
 import psycopg
 import pytest
 
+from tests.wordnet_fixture import write_wordnet
 from sqlgenie.catalog import Catalog, ColumnInfo, TableInfo
 from sqlgenie.errors import InputError
 from sqlgenie.inference.eval_variants import WordNet, empty_schema, synonym_question, synonym_questions
 
-LICENSE = "  1 This software and database is being provided to you, the LICENSEE, by\n"
-
-
 def _wordnet(tmp_path):
-    """A two-synset WordNet in the database files' format (byte offsets in data.noun)."""
-    lines = [
-        "{off} 18 n 04 singer 0 vocalist 0 vocalizer 0 vocaliser 0 000 | a person who sings  \n",
-        "{off} 06 n 02 stadium 0 arena 0 000 | a large structure for open-air sports  \n",
-    ]
-    data, offsets, pos = LICENSE, [], len(LICENSE.encode())
-    for line in lines:
-        text = line.format(off=f"{pos:08d}")
-        offsets.append(pos)
-        data += text
-        pos += len(text.encode())
-    (tmp_path / "data.noun").write_text(data, encoding="latin-1")
-    (tmp_path / "index.noun").write_text(
-        LICENSE + f"singer n 1 1 @ 1 0 {offsets[0]:08d}  \nstadium n 1 0 1 0 {offsets[1]:08d}  \n", encoding="latin-1")
-    for pos_name in ("verb", "adj"):
-        (tmp_path / f"index.{pos_name}").write_text(LICENSE, encoding="latin-1")
-    return WordNet(tmp_path)
+    return write_wordnet(tmp_path, [("singer", "vocalist", "vocalizer", "vocaliser"), ("stadium", "arena")])
 
 
 def _catalog() -> Catalog:
