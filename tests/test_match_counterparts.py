@@ -137,6 +137,9 @@ def test_kind_of_answer(asker):
                          _roles("What was [MASK] 's first publication ?"), asker.catalog)
     assert kind_mismatch(year, _roles("When was [MASK] 's first publication ?"),
                          _roles("What year was [MASK] 's first publication ?"), asker.catalog) == []
+    # "what is the ... date" asks for a time as "when" does
+    assert kind_mismatch(year, _roles("When was [MASK] 's first paper published ?"),
+                         _roles("What is the publication date of [MASK] 's first paper ?"), asker.catalog) == []
     ids = parse_sql("SELECT DISTINCT p.paperid FROM lib.paper AS p")
     assert kind_mismatch(ids, _roles("When was [MASK] 's first publication ?"),
                          _roles("What was [MASK] 's first publication ?"), asker.catalog) == []
@@ -282,6 +285,13 @@ def test_word_the_bank_ties_to_a_constant():
                      "AND p.category LIKE '%ULCS%'")
     assert added_constants(kept, "what [MASK] classes are offered", "what upper-level [MASK] classes are offered",
                            Words()) == []
+    # a query word ("where") is never a condition's word, whatever the bank ties it to
+    class Where(Words):
+        def columns(self, word, share=None):
+            return frozenset({"category"}) if word == "where" else super().columns(word, share)
+
+    assert added_constants(plain, "what [MASK] classes are offered",
+                           "what [MASK] classes are offered where the course is new", Where()) == []
     # a calendar column is a default date, not the word's condition
     assert added_constants(plain, "what [MASK] classes are offered", "what [MASK] classes are offered this term",
                            Words()) == []

@@ -195,7 +195,8 @@ def kind_mismatch(tree: exp.Expression, example: Any, new: Any, catalog: Any = N
                 "the example's query answers yes or no"]
     # "when was X's first publication" (a year) for "what was X's first publication" (a paper)
     if first_ex == "when" and first_new in ("what", "which") and not (
-            len(new.words) > 1 and new.words[1] in _TEMPORAL) and _temporal_answer(tree, catalog):
+            len(new.words) > 1 and new.words[1] in _TEMPORAL or new.heads[:1] and new.heads[0] in _TEMPORAL
+    ) and _temporal_answer(tree, catalog):  # "what is the release date" asks for a time too
         return ["the two questions ask for different kinds of answer: yours asks what, the example when "
                 "and its query answers with a time"]
     # "who published papers in X" from "what papers are published in X": a person, not the things
@@ -291,6 +292,7 @@ def added_constants(tree: exp.Expression, example_masked: str, new_masked: str, 
     to a constant on a column, while the adapted SQL does not read that column at all
     ("*upper-level* STRATEGY classes" answered by "STRATEGY classes": no ``category``
     condition). The mirror of :func:`.sides.dropped_constants`."""
+    from sqlgenie.inference.adapt import _STOP
     from sqlgenie.inference.sides import _LazyConstants, _same_stem
     from sqlgenie.inference.verify import _MASK, lemma, tokens
 
@@ -300,7 +302,8 @@ def added_constants(tree: exp.Expression, example_masked: str, new_masked: str, 
     ex_raw = {w for w in tokens(example_masked) if w != _MASK and w[0].isalpha()}
     ex_lemmas = {lemma(w) for w in ex_raw}
     added = sorted(w for w in {w for w in tokens(new_masked) if w != _MASK and w[0].isalpha()} - ex_raw
-                   if lemma(w) not in ex_lemmas and not any(_same_stem(w, v) for v in ex_raw) and len(w) > 3)
+                   if lemma(w) not in ex_lemmas and not any(_same_stem(w, v) for v in ex_raw) and len(w) > 3
+                   and w not in _STOP)  # "where", "which": query words, never a condition's word
     if not added:
         return []
     read = {c.name.lower() for c in tree.find_all(exp.Column)}
