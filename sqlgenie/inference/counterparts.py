@@ -63,6 +63,7 @@ __all__ = [
     "check_candidate",
     "companion_constants",
     "dropped_head",
+    "example_constants",
     "findings",
     "kind_mismatch",
     "moved_values",
@@ -410,7 +411,7 @@ def number_roles(adapted: Any, new_spans: Sequence[Any]) -> list[str]:
 _COMPANION_CACHE: dict[tuple, tuple[list, list]] = {}
 
 
-def _example_constants(example_sql: str, example_spans: Sequence[Any], catalog: Any) -> tuple[list, list]:
+def example_constants(example_sql: str, example_spans: Sequence[Any], catalog: Any) -> tuple[list, list]:
     """(bound: (span text, alias, column) of each text value of the example's question;
     free: (column, text, alias, in a list of alternatives) of each string constant no value
     produced), cached per example (bank SQL repeats)."""
@@ -470,7 +471,7 @@ def companion_constants(adapted: Any, example_sql: str, example_spans: Sequence[
     replaced = {norm_text(old) for old, new in getattr(adapted, "pairs", []) or [] if norm_text(old) != norm_text(new)}
     if not replaced:
         return []
-    bound, free = _example_constants(example_sql, example_spans, catalog)
+    bound, free = example_constants(example_sql, example_spans, catalog)
     hits = [(a, c) for text, a, c in bound if text in replaced]
     tables = {a for a, _ in hits} - {None}
     columns = {c for _, c in hits} - {None}

@@ -197,33 +197,17 @@ def companion_constants(asker: Any, cand: Any, adapted: Any) -> list[str]:
     """Constants of the candidate's SQL that qualify a value the question replaced: a string
     compared on the same table (alias) as the replaced value, that no value of the example's
     question produced (``city_name = 'WASHINGTON' AND state_code = 'DC'`` adapted to DENVER
-    keeps ``'DC'``)."""
-    from sqlgenie.autocorrect.base import parse_sql
-    from sqlgenie.inference.adapt import _column_operand, _context, align, collect_slots, norm_text
+    keeps ``'DC'``). Stricter than :func:`sqlgenie.inference.counterparts.companion_constants`,
+    whose reading of the example's constants it shares: a list of alternatives counts too."""
+    from sqlgenie.inference.adapt import norm_text
+    from sqlgenie.inference.counterparts import example_constants
 
     replaced = {norm_text(old) for old, new in getattr(adapted, "pairs", []) or [] if norm_text(old) != norm_text(new)}
     if not replaced:
         return []
-    try:
-        tree = parse_sql(cand.example.sql)
-    except Exception:
-        return []
-    spans = [Span.of(s) for s in asker.retriever.mask(cand.example.question).spans]
-    slots = collect_slots(tree, asker.catalog)
-    alignment = align(spans, slots)
-
-    def alias(slot: Any) -> str | None:
-        context, anchor = _context(slot.node)
-        col = _column_operand(anchor) if context == "compare" and anchor is not None else None
-        return (col.table or None) if col is not None else None
-
-    bound = {b.slot for b in alignment.bindings}
-    tables = {alias(slots[b.slot]) for b in alignment.bindings
-              if spans[b.span].cls == "text" and norm_text(spans[b.span].text) in replaced} - {None}
-    if not tables:
-        return []
-    return [f"{slots[i].column or 'a column'} = '{slots[i].text}'" for i in range(len(slots))
-            if i not in bound and slots[i].is_string and slots[i].context == "compare" and alias(slots[i]) in tables]
+    bound, free = example_constants(cand.example.sql, asker.retriever.mask(cand.example.question).spans, asker.catalog)
+    tables = {alias for text, alias, _column in bound if text in replaced} - {None}
+    return [f"{column or 'a column'} = '{text}'" for column, text, alias, _alt in free if alias in tables]
 
 
 def fallback(asker: Any, retrieval: Any, tried: Sequence[Any], decision: Any, failures: list[str]

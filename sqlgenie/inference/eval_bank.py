@@ -35,6 +35,7 @@ import sqlglot
 from sqlglot import exp
 
 from sqlgenie.config import Settings, get_settings
+from sqlgenie.inference.counterparts import REASON_CODES as COUNTERPARTS_CODES
 from sqlgenie.errors import InputError, SqlGenieError
 from sqlgenie.eval.datasets import Dataset, Question, SpiderDataset
 from sqlgenie.eval.gold import TranspileError
@@ -337,12 +338,6 @@ def _summary(dataset: Dataset, records: list[dict[str, Any]], skipped: list, ban
     }
 
 
-def counterparts_codes() -> list[tuple[str, str]]:
-    from sqlgenie.inference.counterparts import REASON_CODES
-
-    return list(REASON_CODES.items())
-
-
 def _reason_bucket(reason: str) -> str:
     text = reason.lower()
     for key, label in (
@@ -368,7 +363,7 @@ def _reason_bucket(reason: str) -> str:
         ("your question is about", "answer entity"),
         ("your question asks how much", "answer type"),
         ("which other examples turn into a condition", "dropped condition"),
-        *counterparts_codes(),  # sqlgenie.inference.counterparts.REASON_CODES
+        *COUNTERPARTS_CODES.items(),
     ):
         if key in text:
             return label
