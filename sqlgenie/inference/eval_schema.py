@@ -28,7 +28,10 @@ left out), with the ``log_db_cols`` weight then raised by :data:`SIZE_WEIGHT` (s
 database): the largest δ whose column recall on the original questions reaches
 :data:`TARGET_RECALL`; the bias is
 then re-centred so that the default δ (0.30) is that point. It prints the weights for
-``pruning.WEIGHTS``, the out-of-fold figures (overall and per fold) and curve.
+``pruning.WEIGHTS``, the out-of-fold figures (overall and per fold) and curve, and how
+far a benchmark of 20 train databases would read that point
+(:mod:`~sqlgenie.inference.operating_spread`; ``eval schema``'s ``database_spread`` is the
+same over the run's own databases, resampled with replacement).
 """
 
 from __future__ import annotations
@@ -406,6 +409,10 @@ def eval_schema(
     delta = float(threshold if threshold is not None else settings.prune_threshold)
     records: list[dict[str, Any]] = []
     summary = {"task": "schema", **summarize(items, pruners, delta, records=records, tokens=True)}
+    if records:  # bootstrap over the run's own databases: how much its figures could move
+        from sqlgenie.inference.operating_spread import database_spread
+
+        summary["database_spread"] = database_spread(records)
     summary["curve"] = [
         {k: v for k, v in summarize(items, pruners, d).items()
          if k in ("threshold", "column_recall", "column_precision", "table_recall", "kept_fraction", "full_coverage_rate")}
@@ -632,6 +639,11 @@ def main(argv: list[str] | None = None) -> None:
     syn_oof = oof[len(items):]
     oof, item_fold = oof[:len(items)], item_fold[:len(items)]
     delta, at = choose_threshold(items, pruners, oof, args.target_recall)
+    from sqlgenie.inference.operating_spread import BENCHMARK_DATABASES, database_spread
+
+    oof_records: list[dict[str, Any]] = []
+    summarize(items, pruners, delta, oof, records=oof_records)
+    spread = database_spread(oof_records, databases=BENCHMARK_DATABASES, replace=False)
     per_fold = []
     for f in range(args.folds):
         idx = [i for i, k in enumerate(item_fold) if k == f]
@@ -645,7 +657,7 @@ def main(argv: list[str] | None = None) -> None:
     print(json.dumps({
         "weights": {k: round(v, 4) for k, v in weights.items()},
         "out_of_fold": {**{k: at[k] for k in keep}, "folds": per_fold,
-                        "curve": oof_curve},
+                        "curve": oof_curve, "spread_of_benchmarks": spread},
         **({"out_of_fold_synonyms": {k: v for k, v in summarize(extra, pruners, delta, syn_oof).items()
                                      if k in keep}} if extra else {}),
         "train_at_default": {k: v for k, v in summarize(items, pruners, args.default, scores).items() if k in keep},
