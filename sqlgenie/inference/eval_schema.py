@@ -410,9 +410,10 @@ def eval_schema(
     records: list[dict[str, Any]] = []
     summary = {"task": "schema", **summarize(items, pruners, delta, records=records, tokens=True)}
     if records:  # bootstrap over the run's own databases: how much its figures could move
-        from sqlgenie.inference.operating_spread import database_spread
+        from sqlgenie.inference.operating_spread import database_spread, target_for
 
-        summary["database_spread"] = database_spread(records)
+        summary["database_spread"] = database_spread(
+            records, **target_for(variant, defog=isinstance(dataset, DefogDataset)))
     summary["curve"] = [
         {k: v for k, v in summarize(items, pruners, d).items()
          if k in ("threshold", "column_recall", "column_precision", "table_recall", "kept_fraction", "full_coverage_rate")}

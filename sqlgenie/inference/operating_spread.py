@@ -26,10 +26,26 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-__all__ = ["BENCHMARK_DATABASES", "database_spread"]
+__all__ = ["BENCHMARK_DATABASES", "TARGETS", "database_spread", "target_for"]
 
 #: Databases of the benchmark the spread is read for (Spider dev: 20, 19 with questions scored).
 BENCHMARK_DATABASES = 20
+
+#: Issue 14's targets per evaluation set (column recall at least, kept fraction at most).
+TARGETS: dict[str, tuple[float, float]] = {
+    "spider": (0.985, 0.35),
+    "synonyms": (0.97, 0.40),
+    "schema-only": (0.97, 0.40),
+    "defog": (0.97, 1.0),
+}
+
+
+def target_for(variant: str, *, defog: bool = False) -> dict[str, float]:
+    """Keyword arguments of :func:`database_spread` for an ``eval schema`` run: Defog's recall
+    target, the synonym variants' (any thesaurus) and schema-only's, else Spider dev's."""
+    key = "defog" if defog else ("synonyms" if variant.startswith("synonyms") else variant)
+    recall, kept = TARGETS.get(key, TARGETS["spider"])
+    return {"target_recall": recall, "max_kept": kept}
 
 
 def database_spread(records: Iterable[Mapping[str, Any]], *, databases: int | None = None,
