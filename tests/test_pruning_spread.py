@@ -80,3 +80,26 @@ def test_each_evaluation_set_is_read_against_its_own_target():
     recs = _records("a", 2, 2, 2, 38, 100) + _records("b", 2, 2, 2, 38, 100)
     assert database_spread(recs, samples=20, **target_for("none"))["meets_target"] == 0.0
     assert database_spread(recs, samples=20, **target_for("synonyms"))["meets_target"] == 1.0
+
+
+def test_fit_reports_how_a_benchmark_of_its_databases_would_read_the_point(tmp_path, settings):
+    """``eval_schema fit``'s ``spread_of_benchmarks`` on the fixture (its one database counted
+    twice): both drawn whole, so every sample is the whole set."""
+    import dataclasses
+
+    from sqlgenie.eval.datasets import open_dataset
+    from sqlgenie.inference import eval_schema as es
+
+    dataset = open_dataset(make_spider_dataset(tmp_path / "spider"))
+    questions, _ = es._questions(dataset, None, {"shop"}, None)
+    catalogs = es.prepare_catalogs(dataset, settings, {"shop"})
+    pruners = es._make_pruners(catalogs, settings, None)
+    items, _ = es.collect(dataset, questions, pruners, catalogs)
+    twin = [dataclasses.replace(s, db_id="shop2") for s in items]
+    pruners["shop2"] = pruners["shop"]
+    scores = [pruners["shop"].score(s.features) for s in items + twin]
+    spread = es.benchmark_spread(items + twin, pruners, 0.3, scores)
+    whole = es.summarize(items + twin, pruners, 0.3, scores)
+    assert spread["databases"] == 2 and spread["per_sample"] == 2 and spread["replace"] is False
+    assert spread["column_recall"] == whole["column_recall"] and spread["kept_fraction"] == whole["kept_fraction"]
+    assert spread["kept_fraction_sd"] == 0.0

@@ -577,6 +577,19 @@ def choose_threshold(items: Sequence[Scored], pruners: dict[str, Any], scores: S
     return best
 
 
+def benchmark_spread(items: Sequence[Scored], pruners: dict[str, Any], delta: float,
+                     scores: Sequence[np.ndarray]) -> dict[str, Any]:
+    """How far a benchmark of :data:`~sqlgenie.inference.operating_spread.BENCHMARK_DATABASES`
+    of these databases (drawn whole, without replacement) would read the point δ
+    (:func:`~sqlgenie.inference.operating_spread.database_spread`)."""
+    from sqlgenie.inference.operating_spread import BENCHMARK_DATABASES, database_spread
+
+    records: list[dict[str, Any]] = []
+    summarize(items, pruners, delta, scores, records=records)
+    return database_spread(records, databases=min(BENCHMARK_DATABASES, len({s.db_id for s in items})),
+                           replace=False)
+
+
 def recentre(weights: dict[str, float], delta: float, default: float) -> dict[str, float]:
     """Shift the bias so that a score of ``default`` means what ``delta`` meant (monotone)."""
     out = dict(weights)
@@ -640,11 +653,7 @@ def main(argv: list[str] | None = None) -> None:
     syn_oof = oof[len(items):]
     oof, item_fold = oof[:len(items)], item_fold[:len(items)]
     delta, at = choose_threshold(items, pruners, oof, args.target_recall)
-    from sqlgenie.inference.operating_spread import BENCHMARK_DATABASES, database_spread
-
-    oof_records: list[dict[str, Any]] = []
-    summarize(items, pruners, delta, oof, records=oof_records)
-    spread = database_spread(oof_records, databases=BENCHMARK_DATABASES, replace=False)
+    spread = benchmark_spread(items, pruners, delta, oof)
     per_fold = []
     for f in range(args.folds):
         idx = [i for i, k in enumerate(item_fold) if k == f]
