@@ -66,6 +66,8 @@ ENABLED = True
 DEPTH = 40
 #: Fitting candidates tried beyond the usual pool.
 EXTRA = 5
+#: On: go deeper even when a nearest example fits the values and its wording refused it (A/B, matchv).
+WORDED_APART = False
 
 #: reason_code of each refusal this module gives, by a phrase of its sentence.
 REASON_CODES = {
@@ -214,7 +216,8 @@ def fallback(asker: Any, retrieval: Any, tried: Sequence[Any], decision: Any, fa
              ) -> tuple[Any, Any, list[str]]:
     """``Asker._adapt``'s answer when no candidate of ``tried`` verified: the deeper candidates
     (see module doc), or ``(None, None, failures)``."""
-    if not ENABLED or any(fits(retrieval.masked.spans, _spans(asker, c.example), asker.value_columns) for c in tried):
+    if not ENABLED or (not WORDED_APART and any(fits(retrieval.masked.spans, _spans(asker, c.example), asker.value_columns)
+                                                for c in tried)):
         return None, None, failures  # a nearest example fits the values: its wording refused it, not retrieval
     forced = getattr(decision, "requested", None) == "match"
     try:
