@@ -80,3 +80,9 @@ def test_an_irregular_form_of_the_candidates_own_verb_is_not_added(asker, restor
 
 def test_other_added_words_still_refuse(asker):
     assert "urgent" in _added(asker, "Total amount of urgent orders sold to Seattle and Denver")
+
+
+def test_outside_is_a_negation():
+    # "has" no longer refuses this pair by accident: "outside of" must (the example's SQL has <>)
+    diff = question_diff("How many papers does [MASK] publish outside of [MASK] area ?", "How many papers [MASK] has in [MASK] ?")
+    assert diff.added == [] and diff.cue_changes == ["NOT"]

@@ -640,7 +640,7 @@ _CUES: dict[str, tuple[str, ...]] = {
            "faster", "costlier", "pricier", "exceeded"),
     "LT": ("less", "fewer", "below", "under", "smaller", "lower", "younger", "shorter", "before", "earlier",
            "lighter", "cheaper", "slower", "narrower", "poorer"),
-    "NOT": ("not", "no", "without", "never", "except", "excluding", "exclude", "other", "neither", "nor",
+    "NOT": ("not", "no", "without", "never", "except", "excluding", "exclude", "other", "outside", "neither", "nor",
             "none", "n't", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "havent", "hasnt"),
     "OR": ("or", "either"),
     "RANGE": ("between",),
