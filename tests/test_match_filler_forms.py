@@ -4,7 +4,8 @@
   the content words "ha", "doe", "wa" through the plural rule, so a question that only swaps an
   auxiliary adds no word to its example.
 * ``sqlgenie/inference/deeper_words.py`` (``IRREGULAR_FORMS``): a deeper candidate's own word in an
-  irregular form ("sold" / "sell", "wrote" / "written") accounts for the question's form.
+  irregular form ("sold" / "sell", "wrote" / "written") accounts for the question's form;
+  (``TOPIC_PREPOSITIONS``) "about" right before a value is no added word.
 
 Real embedded PostgreSQL and the real MiniLM model (the trade fixture of tests/bank_fixture.py)."""
 
@@ -41,6 +42,7 @@ def restore():
     yield
     stop_forms.ENABLED = True
     deeper_words.IRREGULAR_FORMS = True
+    deeper_words.TOPIC_PREPOSITIONS = True
 
 
 def _cand(asker):
@@ -76,6 +78,16 @@ def test_an_irregular_form_of_the_candidates_own_verb_is_not_added(asker, restor
     assert "sell" not in _added(asker, question)
     deeper_words.IRREGULAR_FORMS = False
     assert "sell" in _added(asker, question)
+
+
+def test_a_topic_preposition_before_a_value_is_not_added(asker, restore):
+    question = "Total amount of orders sold about Seattle and Denver"
+    deeper_words.TOPIC_PREPOSITIONS = True
+    assert "about" not in _added(asker, question)
+    deeper_words.TOPIC_PREPOSITIONS = False
+    assert "about" in _added(asker, question)
+    deeper_words.TOPIC_PREPOSITIONS = True  # not before a value: still a word of its own
+    assert "about" in _added(asker, "Total amount about orders sold to Seattle and Denver")
 
 
 def test_other_added_words_still_refuse(asker):
