@@ -11,7 +11,9 @@ queries), and on scholar every seen question the open gate answered was right, w
 ATIS answer came from an example whose question says words the asked question drops ("thursday",
 "return ... on the same day", "in the morning").
 
-So the gate opens (:func:`allowed`) for a deeper candidate that passes matchr's stricter license
+So the gate opens (:func:`allowed`) for a deeper candidate that passes matchr's stricter license,
+whose SQL compares with no constant that its question's values did not produce
+(:func:`unsaid_constants`: "on thursday" in ATIS's bank is a date, "in the evening" a time range),
 **and** whose question says no content word the asked question does not say (:func:`dropped_words`):
 each word of the example is in the question, as the same word, another form of it (its lemma or
 suffix stem: "written" / "write") or a filler word, unless another paraphrase of its query (its
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ENABLED", "allowed", "dropped_words"]
+__all__ = ["ENABLED", "allowed", "dropped_words", "unsaid_constants"]
 
 #: Off: the deeper path stays shut whenever a nearest example fits the values (matchr's gate).
 ENABLED = True
@@ -56,8 +58,29 @@ def dropped_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:
     return removed
 
 
+def unsaid_constants(asker: Any, cand: Any) -> list[str]:
+    """Constants the candidate's SQL compares a column with (or a LIKE pattern) that no value of its
+    question produced: what its wording implies ("on thursday" as a date, "in the evening" as
+    ``departure_time BETWEEN 1800 AND 2200``), which a question worded apart may not."""
+    from sqlgenie.autocorrect.base import parse_sql
+    from sqlgenie.inference.adapt import Span, align, collect_slots
+    from sqlgenie.inference.deeper import _spans
+
+    try:
+        slots = collect_slots(parse_sql(cand.example.sql), asker.catalog)
+        bound = {b.slot for b in align([Span.of(x) for x in _spans(asker, cand.example)], slots).bindings}
+    except Exception:
+        return ["(unreadable SQL)"]
+    return [f"{(s.column or '?').rsplit('.', 1)[-1]} {s.text}" for s in slots
+            if s.index not in bound and s.context in ("compare", "like") and s.column]
+
+
 def allowed(asker: Any, retrieval: Any, cand: Any) -> str | None:
     """Why a deeper candidate reached past a fitting nearest example does not answer (None: it may)."""
+    implied = unsaid_constants(asker, cand)
+    if implied:
+        return (f"example #{cand.example.id} verifies but is not among the nearest examples, a nearer example "
+                f"fits your values, and its SQL compares with {', '.join(implied)}, which no value of its question says")
     dropped = dropped_words(asker, retrieval, cand)
     if dropped:
         return (f"example #{cand.example.id} verifies but is not among the nearest examples, a nearer example "
