@@ -41,6 +41,7 @@ from sqlgenie.autocorrect.base import parse_sql, to_sql
 from sqlgenie.autocorrect.resolve import Resolver
 from sqlgenie.autocorrect.types import parse_full_date
 from sqlgenie.catalog import Catalog
+from sqlgenie.inference import stop_forms
 
 __all__ = [
     "AdaptedSQL",
@@ -639,7 +640,7 @@ _CUES: dict[str, tuple[str, ...]] = {
            "faster", "costlier", "pricier", "exceeded"),
     "LT": ("less", "fewer", "below", "under", "smaller", "lower", "younger", "shorter", "before", "earlier",
            "lighter", "cheaper", "slower", "narrower", "poorer"),
-    "NOT": ("not", "no", "without", "never", "except", "excluding", "exclude", "other", "neither", "nor",
+    "NOT": ("not", "no", "without", "never", "except", "excluding", "exclude", "other", "outside", "neither", "nor",
             "none", "n't", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "havent", "hasnt"),
     "OR": ("or", "either"),
     "RANGE": ("between",),
@@ -702,7 +703,8 @@ def _tokens(masked_text: str) -> list[str]:
     text = re.sub(r"\s+", " ", re.sub(r"[^a-z0-9' ]+", " ", text))
     for phrase, repl in _PHRASES:
         text = text.replace(f" {phrase} ", f" {repl} ")
-    return [_singular(w) if w not in _CUE_OF else w for w in _WORD_RE.findall(text)]
+    # a filler word stays as written ("has", not "ha"): stop_forms
+    return [_singular(w) if w not in _CUE_OF and not stop_forms.keeps(w, _STOP) else w for w in _WORD_RE.findall(text)]
 
 
 @dataclass

@@ -73,6 +73,7 @@ REASON_CODES = {
     "is not among the nearest examples and its question says": "deeper candidate: dropped schema words",
     "is not among the nearest examples and its SQL keeps": "deeper candidate: companion constant",
     "is not among the nearest examples and it asks": "deeper candidate: asks differently",
+    "is not among the nearest examples, a nearer example fits": "deeper candidate: dropped words",
 }
 
 
@@ -172,7 +173,7 @@ def added_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:
     unlicensed = [w for w in added if license is None or not license.word_added_ok(w)]
     from sqlgenie.inference.deeper_words import accounted  # its own words inflected, what its SQL reads
 
-    known = accounted(asker, cand, unlicensed, ex_masked.text)
+    known = accounted(asker, cand, unlicensed, ex_masked.text, new_masked.text)
     return [w for w in unlicensed if w not in known]
 
 
@@ -214,7 +215,10 @@ def fallback(asker: Any, retrieval: Any, tried: Sequence[Any], decision: Any, fa
              ) -> tuple[Any, Any, list[str]]:
     """``Asker._adapt``'s answer when no candidate of ``tried`` verified: the deeper candidates
     (see module doc), or ``(None, None, failures)``."""
-    if not ENABLED or any(fits(retrieval.masked.spans, _spans(asker, c.example), asker.value_columns) for c in tried):
+    from sqlgenie.inference import worded_apart
+
+    fitting = any(fits(retrieval.masked.spans, _spans(asker, c.example), asker.value_columns) for c in tried)
+    if not ENABLED or (fitting and not worded_apart.ENABLED):
         return None, None, failures  # a nearest example fits the values: its wording refused it, not retrieval
     forced = getattr(decision, "requested", None) == "match"
     try:
@@ -228,6 +232,8 @@ def fallback(asker: Any, retrieval: Any, tried: Sequence[Any], decision: Any, fa
     if adapted is None:
         return None, None, failures
     reason = stricter_license(asker, retrieval, cand, adapted)
+    if not reason and fitting:  # past a fitting nearest example: what its question says must be asked too
+        reason = worded_apart.allowed(asker, retrieval, cand)
     if reason:
         failures.append(reason)
         return None, None, failures

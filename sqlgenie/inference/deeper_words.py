@@ -15,6 +15,14 @@ another query, because the candidate itself already says or does what they say:
   the usual pool such a word is a soft difference (adaptation's ``schema_changes`` only refuses a
   schema word the SQL does *not* read); beyond the nearest five it refused.
 
+Both compare irregular forms by their lemma too (:data:`IRREGULAR_FORMS`, helper matchv, seed 5):
+"What papers has X *written* on Y" against "papers X *wrote* about Y" is the same verb, and
+"*written*" names the table ``writes`` the candidate's SQL reads (``verify.lemma``: written, wrote
+-> write), which the suffix stem alone cannot see. And a topic preposition ("about", "regarding",
+"concerning") right before one of the question's values says only that the value is the topic; which
+table the topic is in, the value's column decides, and adaptation has already paired it with a value
+of that column ("papers *about* WordNet and Dbpedia" against "papers *using* X and Y").
+
 Read off the seed-3 records of scholar (issue 13): of the seen questions refused although an
 example of their own template adapted to the gold SQL among the 40 nearest, most were refused by
 the deeper license for one of these words.
@@ -24,10 +32,16 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ENABLED", "accounted", "stem"]
+__all__ = ["ENABLED", "IRREGULAR_FORMS", "TOPIC_PREPOSITIONS", "accounted", "stem"]
 
 #: Off: every added word no paraphrase says refuses a deeper candidate (A/B measurements).
 ENABLED = True
+#: Off: irregular forms ("written", "wrote") are compared by their suffix stem only (A/B measurements).
+IRREGULAR_FORMS = True
+#: Off: a topic preposition right before one of the question's values counts as an added word (A/B).
+TOPIC_PREPOSITIONS = True
+#: Prepositions that only say a value is the topic ("papers *about* X"): the value's column says which.
+_TOPIC = frozenset({"about", "regarding", "concerning"})
 
 _SUFFIXES = ("ing", "ed", "es", "s")
 
@@ -55,23 +69,39 @@ def _sql_words(asker: Any, cand: Any) -> set[str]:
         return set()
 
 
-def accounted(asker: Any, cand: Any, words: list[str], example_masked: str) -> list[str]:
+def _before_values(masked: str) -> set[str]:
+    """Lower-case words of a masked question written right before a ``[MASK]``."""
+    import re
+
+    return {m.group(1).lower() for m in re.finditer(r"([A-Za-z]+)\s+\[MASK\]", masked)}
+
+
+def accounted(asker: Any, cand: Any, words: list[str], example_masked: str, new_masked: str | None = None) -> list[str]:
     """The words of ``words`` (added by the question to ``cand``'s question) that the candidate
     accounts for (see module doc)."""
     if not ENABLED or not words:
         return []
+    topic = _before_values(new_masked) & _TOPIC if TOPIC_PREPOSITIONS and new_masked else set()
     from sqlgenie.inference.adapt import _tokens, word_in
 
-    own = {stem(w) for w in _tokens(example_masked)}
+    from sqlgenie.inference.verify import lemma
+
+    def forms(word: str) -> list[str]:
+        base = lemma(word) if IRREGULAR_FORMS else word
+        return [word] if base == word else [word, base]
+
+    own = {stem(f) for w in _tokens(example_masked) for f in forms(w)}
     read: set[str] | None = None
     out: list[str] = []
     for w in words:
-        if stem(w) in own:
+        if w in topic or any(stem(f) in own for f in forms(w)):
             out.append(w)
             continue
-        if asker._schema_word(w):
-            if read is None:
-                read = _sql_words(asker, cand)
-            if word_in(w, read):
-                out.append(w)
+        for f in forms(w):
+            if asker._schema_word(f):
+                if read is None:
+                    read = _sql_words(asker, cand)
+                if word_in(f, read):
+                    out.append(w)
+                    break
     return out

@@ -47,6 +47,7 @@ from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper,
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
+from sqlgenie.inference import tie_spelling
 from sqlgenie.inference.verify import adapt_verified, bank_values
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
 
@@ -668,7 +669,8 @@ class Asker:
                     return sql
 
             mine = norm(best.sql or "")
-            disagree = [c for c, sql in close if norm(sql or "") != mine]
+            disagree = [c for c, sql in close if norm(sql or "") != mine
+                        and not tie_spelling.same_query(best.sql, sql)]  # 'li dong' / 'Li Dong'
             if disagree:
                 ids = ", ".join(f"#{c.example.id}" for c in [cand, *disagree])
                 failures.append(f"verified examples {ids} match equally well but give different SQL")
