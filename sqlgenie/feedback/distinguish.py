@@ -152,7 +152,8 @@ class Distinguisher:
     # --- the database ---------------------------------------------------------------------
 
     def distinguish(self, sql_a: str, sql_b: str, *, labels: tuple[str, str] = ("A", "B")) -> dict[str, Any]:
-        """Evidence for the pair: ``distinguished``, ``seed``, ``tries``, ``tables``
+        """Evidence for the pair: ``distinguished``, ``seed``, ``tries``, ``compared``
+        (seeds on which both queries ran), ``tables``
         (qualified name -> columns, rows), ``results`` (per query: label, sql,
         columns, rows, error) and a ``note``. Never raises for a bad query."""
         key = (sql_a, sql_b)
@@ -160,7 +161,7 @@ class Distinguisher:
             return self._memo[key]
         started = time.perf_counter()
         ev: dict[str, Any] = {"pair": list(labels), "distinguished": False, "seed": None, "tries": 0,
-                              "tables": {}, "results": [], "note": ""}
+                              "compared": 0, "tables": {}, "results": [], "note": ""}
         try:
             self._build_and_run(sql_a, sql_b, labels, ev)
         except psycopg.Error as exc:
@@ -229,6 +230,7 @@ class Distinguisher:
                         if any(o[2] for o in outs):
                             ev["note"] = "a query failed on the built rows: " + "; ".join(o[2] for o in outs if o[2])
                             continue
+                        ev["compared"] += 1  # seeds on which both queries ran (a test suite's equivalence needs all)
                         if results_match(outs[0][0], outs[1][0], ordered=ordered[0] and ordered[1]):
                             continue
                         ev.update(distinguished=True, seed=seed, note=f"the results differ on seed {seed}")
