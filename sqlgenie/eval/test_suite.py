@@ -78,8 +78,8 @@ def _evidence(ev: dict[str, Any], gold_index: int, limit: bool) -> dict[str, Any
 def suite_check(distinguisher: Any, answer_sql: str, golds: Sequence[str]) -> dict[str, Any]:
     """The verdict for one undecided answer (see module doc): ``verdict``
     (``equivalent`` / ``distinguished`` / ``failed``), ``gold`` (the index of the
-    equivalent variant), ``evidence`` (per distinguished variant), ``failures`` (notes)
-    and ``ms``."""
+    equivalent variant, and ``gold_sql`` its text), ``evidence`` (per distinguished
+    variant), ``failures`` (notes) and ``ms``."""
     started = time.perf_counter()
     evidence: list[dict[str, Any]] = []
     failures: list[str] = []
@@ -94,7 +94,7 @@ def suite_check(distinguisher: Any, answer_sql: str, golds: Sequence[str]) -> di
             limit = _ordered(gold) and answer_ordered and (_limited(gold) or _limited(answer_sql))
             evidence.append(_evidence(ev, i, limit))
         elif ev.get("compared", 0) == ev.get("tries", -1) and ev.get("tries", 0) > 0:
-            verdict = {"verdict": "equivalent", "gold": i, "seeds": ev["tries"]}
+            verdict = {"verdict": "equivalent", "gold": i, "gold_sql": gold, "seeds": ev["tries"]}
             break
         else:
             failures.append(f"gold {i}: {ev.get('note') or 'no database compared'}")
