@@ -147,3 +147,40 @@ def test_failures_and_unordered_answers_are_never_equivalent(settings, suite_fix
     # the same query is equivalent to itself on every built database
     same = suite_check(d, "SELECT title FROM paper ORDER BY year", ["SELECT title FROM paper ORDER BY year"])
     assert same["verdict"] == "equivalent"
+
+
+def _fixture_distinguisher(settings, root: Path, **kw):
+    from sqlgenie.catalog import load_catalog
+    from sqlgenie.eval.test_suite import SUITE_SEEDS
+    from sqlgenie.feedback.distinguish import Distinguisher
+    from sqlgenie.store.connection import open_connection, store_url
+
+    _eval(settings, root)  # loads and onboards the fixture's schema
+    s_url = store_url(settings)
+    with open_connection(s_url) as store:
+        catalog = load_catalog(store, schemas=[f"defog_{DB}"], search_path=(f"defog_{DB}",))
+    return Distinguisher(s_url, catalog, seeds=SUITE_SEEDS, **kw)
+
+
+def test_a_gold_the_built_databases_never_exercise_is_not_equivalent(settings, suite_fixture: Path):
+    """Both queries empty on every built database: agreement by emptiness, the sparse
+    dump's problem again, so `unexercised` (counted apart), never `equivalent`."""
+    from sqlgenie.eval.test_suite import suite_check
+
+    d = _fixture_distinguisher(settings, suite_fixture, focus=True)
+    v = suite_check(d, "SELECT title FROM paper WHERE title = 'x' AND title = 'y'",
+                    ["SELECT title FROM paper WHERE year = 1 AND year = 2"])
+    assert v["verdict"] == "unexercised", v
+    assert "never exercised" in v["failures"][0]
+
+
+def test_focused_databases_satisfy_a_conjunction_of_constants(settings, suite_fixture: Path):
+    """Two answers differing only on rows that pass three constant filters at once: the
+    focused seeds (columns mostly take the queries' constants) build such rows."""
+    from sqlgenie.eval.test_suite import suite_check
+
+    answer = "SELECT COUNT(*) > 0 FROM paper WHERE title = 'Word vectors' AND year = 2013 AND venueid = 3"
+    gold = "SELECT COUNT(*) > 0 FROM paper WHERE title = 'Word vectors' AND year = 2013 AND venueid = 2"
+    v = suite_check(_fixture_distinguisher(settings, suite_fixture, focus=True), answer, [gold])
+    assert v["verdict"] == "distinguished", v
+    assert v["evidence"][0]["seed"] % 3 == 2  # a focused seed

@@ -12,14 +12,22 @@ gold variant are run on small databases built from the catalog that respect its 
 (:class:`sqlgenie.feedback.distinguish.Distinguisher`: up to ``seeds`` random
 databases, values from both queries' constants, the value cache and the profile):
 
-* ``equivalent``: for at least one gold variant no built database tells them apart
-  (every seed ran both queries; a test suite can only fail to find a difference, so
-  this is evidence of equivalence, not a proof);
+* ``equivalent``: for at least one gold variant no built database tells them apart,
+  every seed ran both queries and the gold gave at least two different results over
+  the seeds (it was *exercised*: databases on which the gold is always empty, or its
+  ``COUNT(*) > 0`` always false, agree with anything, the very sparse-data agreement
+  this check is for). A test suite can only fail to find a difference, so this is
+  evidence of equivalence, not a proof;
 * ``distinguished``: every gold variant is told apart (first differing seed, rows per
   table, both results truncated, in ``evidence``); also when the gold orders its rows
   and the answer does not (its order is then unspecified), without running anything;
-* ``failed``: neither (a table the catalog lacks, a query failing on the built rows,
-  unparsable SQL): counted apart, **never as equivalent**.
+* ``unexercised``: not told apart, but the gold gave the same result on every built
+  database; ``failed``: neither (a table the catalog lacks, a query failing on the
+  built rows, unparsable SQL). Both are counted apart, **never as equivalent**.
+
+The databases come from the distinguisher with ``focus`` on: every third seed, columns
+the queries compare with constants mostly take those constants, so that rows pass a
+query's whole conjunction of filters (``department = 'SI' AND number = '546'``).
 
 Row order: results are compared as ordered lists only when both queries order their
 rows at the top level (as the distinguisher does). Under ``ORDER BY ... LIMIT`` ties
@@ -35,7 +43,7 @@ from typing import Any, Sequence
 __all__ = ["SUITE_SEEDS", "suite_check", "suite_summary"]
 
 #: Built databases tried per (answer, gold variant) pair.
-SUITE_SEEDS = 20
+SUITE_SEEDS = 30
 #: Rows of each result kept in a record's evidence.
 EVIDENCE_ROWS = 3
 
@@ -83,6 +91,7 @@ def suite_check(distinguisher: Any, answer_sql: str, golds: Sequence[str]) -> di
     started = time.perf_counter()
     evidence: list[dict[str, Any]] = []
     failures: list[str] = []
+    unexercised: list[str] = []
     verdict: dict[str, Any] = {"verdict": "failed", "gold": None}
     answer_ordered = _ordered(answer_sql)
     for i, gold in enumerate(golds):
@@ -93,14 +102,20 @@ def suite_check(distinguisher: Any, answer_sql: str, golds: Sequence[str]) -> di
         if ev.get("distinguished"):
             limit = _ordered(gold) and answer_ordered and (_limited(gold) or _limited(answer_sql))
             evidence.append(_evidence(ev, i, limit))
-        elif ev.get("compared", 0) == ev.get("tries", -1) and ev.get("tries", 0) > 0:
-            verdict = {"verdict": "equivalent", "gold": i, "gold_sql": gold, "seeds": ev["tries"]}
-            break
-        else:
+        elif not (ev.get("compared", 0) == ev.get("tries", -1) and ev.get("tries", 0) > 0):
             failures.append(f"gold {i}: {ev.get('note') or 'no database compared'}")
+        elif (ev.get("distinct_results") or [0, 0])[1] < 2:
+            unexercised.append(f"gold {i}: the same result on all {ev['tries']} built databases (never exercised)")
+        else:
+            verdict = {"verdict": "equivalent", "gold": i, "gold_sql": gold, "seeds": ev["tries"],
+                       "gold_results": ev["distinct_results"][1]}
+            break
     else:
-        if not failures and evidence:
+        if not failures and not unexercised and evidence:
             verdict = {"verdict": "distinguished", "gold": None}
+        elif unexercised and not failures:
+            verdict = {"verdict": "unexercised", "gold": None}
+        failures += unexercised
     verdict["evidence"] = evidence
     if failures:
         verdict["failures"] = failures
@@ -125,6 +140,7 @@ def suite_summary(answered: Sequence[dict[str, Any]], seen: Sequence[dict[str, A
         "undecided_equivalent": sum(1 for r in undecided if verdict(r) == "equivalent"),
         "undecided_distinguished": sum(1 for r in undecided if verdict(r) == "distinguished"),
         "undecided_suite_failed": sum(1 for r in undecided if verdict(r) not in ("equivalent", "distinguished")),
+        "undecided_unexercised": sum(1 for r in undecided if verdict(r) == "unexercised"),
         "correct_suite": sum(1 for r in answered if right(r)),
         "precision_suite": round(sum(1 for r in answered if right(r)) / len(answered), 4) if answered else 0.0,
         "coverage_seen_suite": round(sum(1 for r in seen if r.get("answered") and right(r)) / len(seen), 4)

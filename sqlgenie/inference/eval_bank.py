@@ -23,7 +23,7 @@ rows on the dump without being equal is ``undecided`` and counted wrong; the
 test-suite check (:mod:`sqlgenie.eval.test_suite`, ``suite=False`` to skip it) then
 runs it against the gold variants on small key-respecting databases, records its
 verdict in ``suite`` and adds ``undecided_equivalent``, ``undecided_distinguished``,
-``undecided_suite_failed``, ``correct_suite``, ``precision_suite``,
+``undecided_suite_failed`` (of which ``undecided_unexercised``), ``correct_suite``, ``precision_suite``,
 ``coverage_seen_suite``, ``wrong_novel_suite``, ``wrong_novel_rate_suite`` and
 ``suite_ms`` to the summary (the exact keys are unchanged).
 
@@ -280,7 +280,7 @@ def _suite_check(s_url: str, asker: Any, sql: str, golds: Sequence[str]) -> dict
     from sqlgenie.eval.test_suite import SUITE_SEEDS, suite_check
     from sqlgenie.feedback.distinguish import Distinguisher
 
-    return suite_check(Distinguisher(s_url, asker.catalog, seeds=SUITE_SEEDS), sql, golds)
+    return suite_check(Distinguisher(s_url, asker.catalog, seeds=SUITE_SEEDS, focus=True), sql, golds)
 
 
 def _reason_code(result: Any) -> str | None:
