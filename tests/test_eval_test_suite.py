@@ -184,3 +184,16 @@ def test_focused_databases_satisfy_a_conjunction_of_constants(settings, suite_fi
     v = suite_check(_fixture_distinguisher(settings, suite_fixture, focus=True), answer, [gold])
     assert v["verdict"] == "distinguished", v
     assert v["evidence"][0]["seed"] % 3 == 2  # a focused seed
+
+
+def test_string_constants_compare_without_case_as_the_exact_metric_does(settings, suite_fixture: Path):
+    """`'ACL'` and `'acl'` are the same constant for the exact metric (MySQL collation);
+    the suite folds both queries' literals, so only the structure is judged."""
+    from sqlgenie.eval.test_suite import suite_check
+
+    d = _fixture_distinguisher(settings, suite_fixture, focus=True)
+    answer = ("SELECT paper.title FROM paper, venue WHERE paper.venueid = venue.venueid "
+              "AND venue.venuename = 'acl' AND paper.year BETWEEN 2013 AND 2016")
+    gold = ("SELECT paper.title FROM paper JOIN venue ON paper.venueid = venue.venueid "
+            "WHERE venue.venuename = 'ACL' AND paper.year >= 2013 AND paper.year <= 2016")
+    assert suite_check(d, answer, [gold])["verdict"] == "equivalent"

@@ -29,6 +29,8 @@ The databases come from the distinguisher with ``focus`` on: every third seed, c
 the queries compare with constants mostly take those constants, so that rows pass a
 query's whole conjunction of filters (``department = 'SI' AND number = '546'``).
 
+String constants are compared without case (:func:`fold_case`), as the exact metric does.
+
 Row order: results are compared as ordered lists only when both queries order their
 rows at the top level (as the distinguisher does). Under ``ORDER BY ... LIMIT`` ties
 can make two equivalent queries keep different rows; such a difference still counts
@@ -68,6 +70,28 @@ def _limited(sql: str) -> bool:
     return isinstance(tree, exp.Query) and tree.args.get("limit") is not None
 
 
+def fold_case(sql: str) -> str:
+    """``sql`` with its string literals lower-cased, as the exact metric's canonical form
+    does (:func:`sqlgenie.eval.text2sql.canonical_sql`: the sets were written for MySQL,
+    whose default collation compares strings without case; the gold variants mix
+    ``'ATLANTA'`` and ``'Atlanta'``). Both queries of a pair are folded the same way, so
+    the built databases judge structure, not the case of a constant."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(sql, read="postgres")
+    except Exception:
+        return sql
+
+    def lower(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Literal) and node.is_string and node.this != node.this.lower():
+            return exp.Literal.string(node.this.lower())
+        return node
+
+    return tree.transform(lower).sql(dialect="postgres")
+
+
 def _evidence(ev: dict[str, Any], gold_index: int, limit: bool) -> dict[str, Any]:
     """A short, JSON-able summary of the distinguisher's evidence for one pair."""
     results = ev.get("results") or []
@@ -94,11 +118,12 @@ def suite_check(distinguisher: Any, answer_sql: str, golds: Sequence[str]) -> di
     unexercised: list[str] = []
     verdict: dict[str, Any] = {"verdict": "failed", "gold": None}
     answer_ordered = _ordered(answer_sql)
+    folded_answer = fold_case(answer_sql)
     for i, gold in enumerate(golds):
         if _ordered(gold) and not answer_ordered:
             evidence.append({"gold": i, "seed": None, "reason": "the gold orders its rows, the answer does not"})
             continue
-        ev = distinguisher.distinguish(answer_sql, gold, labels=("answer", f"gold{i}"))
+        ev = distinguisher.distinguish(folded_answer, fold_case(gold), labels=("answer", f"gold{i}"))
         if ev.get("distinguished"):
             limit = _ordered(gold) and answer_ordered and (_limited(gold) or _limited(answer_sql))
             evidence.append(_evidence(ev, i, limit))
