@@ -15,7 +15,8 @@ Spider by execution accuracy as before. Records go to ``--work/<name>.jsonl``.
 Per set: ``questions``, ``answered``, ``precision``, ``coverage`` (all test
 questions), ``coverage_seen``, ``novel_questions``, ``wrong_novel``,
 ``wrong_novel_rate``, ``undecided``, ``refusals``; on templated sets also the test-suite
-check of the undecided answers (:mod:`sqlgenie.eval.test_suite`): ``undecided_equivalent``,
+check of the undecided answers (:mod:`sqlgenie.eval.test_suite`): ``correct_seen`` (exact,
+the counterpart of ``coverage_seen_suite``: seen questions answered right), ``undecided_equivalent``,
 ``undecided_distinguished``, ``undecided_suite_failed``, ``precision_suite``,
 ``coverage_seen_suite``, ``wrong_novel_suite``, ``wrong_novel_rate_suite``, ``suite_ms``;
 and ``bank_hit_p50_ms``: median
@@ -42,7 +43,7 @@ TEMPLATED_TARGETS = {"precision": 0.97, "wrong_novel_rate": 0.02, "coverage_seen
 SPIDER_TARGETS = {"precision": 0.97, "coverage": 0.58}
 BANK_HIT_P50_MS = 15.0
 #: The test-suite check's keys (templated sets): the exact keys above are unchanged.
-SUITE_KEYS = ("undecided_equivalent", "undecided_distinguished", "undecided_suite_failed", "undecided_unexercised", "correct_suite",
+SUITE_KEYS = ("correct_seen", "undecided_equivalent", "undecided_distinguished", "undecided_suite_failed", "undecided_unexercised", "correct_suite",
               "precision_suite", "coverage_seen_suite", "wrong_novel_suite", "wrong_novel_rate_suite", "suite_ms")
 
 

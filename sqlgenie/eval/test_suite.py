@@ -154,7 +154,10 @@ def suite_check(distinguisher: Any, answer_sql: str, golds: Sequence[str]) -> di
 def suite_summary(answered: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]],
                   novel: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Summary keys next to the exact metric's: an answer is right by the test suite
-    when it is exact or its undecided SQL came out ``equivalent``."""
+    when it is exact or its undecided SQL came out ``equivalent``. ``coverage_seen_suite``
+    is the share of seen questions answered *right* by that measure (``coverage_seen``
+    counts every answer, right or not, so it has no suite version; its exact
+    counterpart is ``correct_seen`` / ``seen_questions``)."""
 
     def verdict(r: dict[str, Any]) -> str | None:
         return (r.get("suite") or {}).get("verdict")
