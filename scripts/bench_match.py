@@ -14,7 +14,12 @@ Spider by execution accuracy as before. Records go to ``--work/<name>.jsonl``.
 
 Per set: ``questions``, ``answered``, ``precision``, ``coverage`` (all test
 questions), ``coverage_seen``, ``novel_questions``, ``wrong_novel``,
-``wrong_novel_rate``, ``undecided``, ``refusals`` and ``bank_hit_p50_ms``: median
+``wrong_novel_rate``, ``undecided``, ``refusals``; on templated sets also the test-suite
+check of the undecided answers (:mod:`sqlgenie.eval.test_suite`): ``correct_seen`` (exact,
+the counterpart of ``coverage_seen_suite``: seen questions answered right), ``undecided_equivalent``,
+``undecided_distinguished``, ``undecided_suite_failed``, ``precision_suite``,
+``coverage_seen_suite``, ``wrong_novel_suite``, ``wrong_novel_rate_suite``, ``suite_ms``;
+and ``bank_hit_p50_ms``: median
 ask time of the questions the match route answered, in the warm evaluating process
 (retrieval, adaptation, verification, autocorrection, execution and query log);
 it depends on machine load, so the output also gives the 1-minute load average.
@@ -37,6 +42,9 @@ sys.path.insert(0, str(ROOT))
 TEMPLATED_TARGETS = {"precision": 0.97, "wrong_novel_rate": 0.02, "coverage_seen": 0.70}
 SPIDER_TARGETS = {"precision": 0.97, "coverage": 0.58}
 BANK_HIT_P50_MS = 15.0
+#: The test-suite check's keys (templated sets): the exact keys above are unchanged.
+SUITE_KEYS = ("correct_seen", "undecided_equivalent", "undecided_distinguished", "undecided_suite_failed", "undecided_unexercised", "correct_suite",
+              "precision_suite", "coverage_seen_suite", "wrong_novel_suite", "wrong_novel_rate_suite", "suite_ms")
 
 
 def _median(values: list[float]) -> float | None:
@@ -53,6 +61,7 @@ def _figures(summary: dict, records: list[dict]) -> dict:
             "coverage_seen", "novel_questions", "answered_novel", "wrong_novel", "wrong_novel_rate", "undecided",
             "refusals", "p50_ms", "metric", "gold_errors", "bank", "seconds")
     out = {k: summary.get(k) for k in keys}
+    out.update({k: summary[k] for k in SUITE_KEYS if k in summary})  # templated sets only
     out["coverage"] = round(out["coverage"] or 0.0, 4)
     p50 = _median(hits)
     out["bank_hit_p50_ms"] = None if p50 is None else round(p50, 2)
@@ -70,7 +79,7 @@ def _run(name: str, dataset, url: str, bank: Path, test: Path, work: Path, setti
             fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
     fig = _figures(result.summary, [r for r in result.records if "index" in r and "skipped" not in r])
     fig["records"] = str(work / f"{name}.jsonl")
-    print(f"[{name}] {json.dumps({k: fig[k] for k in ('questions', 'answered', 'precision', 'coverage_seen', 'wrong_novel')})}"
+    print(f"[{name}] {json.dumps({k: fig[k] for k in ('questions', 'answered', 'precision', 'coverage_seen', 'wrong_novel', 'precision_suite', 'wrong_novel_suite') if k in fig})}"
           f" in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     return fig
 

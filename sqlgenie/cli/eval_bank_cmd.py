@@ -35,6 +35,8 @@ def bank(
     timeout_ms: Optional[int] = TIMEOUT_OPTION,
     out: Optional[Path] = OUT_OPTION,
     llm: bool = LLM_OPTION,
+    suite: bool = typer.Option(True, "--suite/--no-suite",
+                               help="Templated sets: test-suite check of undecided answers (precision_suite, ...)."),
 ) -> None:
     """Ask every question from a bank of verified pairs, no LLM; score execution accuracy.
 
@@ -56,7 +58,8 @@ def bank(
     timeout = timeout_ms or settings.statement_timeout_ms
     with _progress("bank") as progress:
         result = eval_bank(ds, _url(), bank_file=bank_file, questions_file=questions, dbs=parse_db_filter(dbs),
-                           limit=limit, timeout_ms=timeout, settings=settings, progress=progress, route=route)
+                           limit=limit, timeout_ms=timeout, settings=settings, progress=progress, route=route,
+                           suite=suite)
     s = result.summary
     err_console.print(
         f"answered {s['answered']}/{s['questions']} (coverage {s['coverage']:.3f}); EX answered {s['ex_answered']:.3f}, "

@@ -67,6 +67,8 @@ CACHED_PER_COLUMN = 5
 STALE_S = 3600.0
 #: Share of NULLs drawn for a nullable column (and a nullable reference).
 NULL_SHARE = 0.15
+#: On a focused seed, the share of values drawn from the queries' own constants.
+FOCUS_SHARE = 0.8
 _INT_TYPES = ("smallint", "integer", "bigint", "int", "serial", "bigserial", "smallserial")
 
 
@@ -118,7 +120,7 @@ class Distinguisher:
 
     def __init__(self, store_url: str, catalog: Catalog, *, question: str = "", linked: Iterable[Any] = (),
                  cached: bool = True, llm: Any = None, seeds: int = 20, rows_per_table: int = 4,
-                 timeout_ms: int = 2000) -> None:
+                 timeout_ms: int = 2000, focus: bool = False) -> None:
         self.store_url = store_url
         self.catalog = catalog
         self.question = question
@@ -127,6 +129,11 @@ class Distinguisher:
         self.rows_per_table = max(1, int(rows_per_table))
         self.timeout_ms = timeout_ms
         self.cached = cached
+        # every third seed, columns the queries compare with constants mostly take those
+        # constants: rows that pass all of a query's filters at once (a test suite whose
+        # databases never satisfy the gold's conjunction agrees with anything by emptiness)
+        self.focus = focus
+        self._named: dict[tuple[str, str], list[Any]] = {}
         self.linked: dict[str, list[str]] = {}
         for link in linked:
             column, value = (link.column, link.value) if hasattr(link, "column") else link
@@ -152,7 +159,9 @@ class Distinguisher:
     # --- the database ---------------------------------------------------------------------
 
     def distinguish(self, sql_a: str, sql_b: str, *, labels: tuple[str, str] = ("A", "B")) -> dict[str, Any]:
-        """Evidence for the pair: ``distinguished``, ``seed``, ``tries``, ``tables``
+        """Evidence for the pair: ``distinguished``, ``seed``, ``tries``, ``compared``
+        (seeds on which both queries ran), ``distinct_results`` (per query, how many
+        different results it gave over those seeds), ``tables``
         (qualified name -> columns, rows), ``results`` (per query: label, sql,
         columns, rows, error) and a ``note``. Never raises for a bad query."""
         key = (sql_a, sql_b)
@@ -160,7 +169,8 @@ class Distinguisher:
             return self._memo[key]
         started = time.perf_counter()
         ev: dict[str, Any] = {"pair": list(labels), "distinguished": False, "seed": None, "tries": 0,
-                              "tables": {}, "results": [], "note": ""}
+                              "compared": 0, "distinct_results": [0, 0], "tables": {}, "results": [],
+                              "note": ""}
         try:
             self._build_and_run(sql_a, sql_b, labels, ev)
         except psycopg.Error as exc:
@@ -209,6 +219,7 @@ class Distinguisher:
                     t = tables[q]
                     types[q] = create_scratch_table(store, scratch, t.scratch_name,
                                                     [(c.name, c.data_type) for c in t.columns])
+                seen_results: list[set] = [set(), set()]
                 with SafeExecutor(self.store_url, statement_timeout_ms=self.timeout_ms, row_cap=200) as ex:
                     for seed in range(self.seeds):
                         ev["tries"] = seed + 1
@@ -229,6 +240,10 @@ class Distinguisher:
                         if any(o[2] for o in outs):
                             ev["note"] = "a query failed on the built rows: " + "; ".join(o[2] for o in outs if o[2])
                             continue
+                        ev["compared"] += 1  # seeds on which both queries ran (a test suite's equivalence needs all)
+                        for k, o in enumerate(outs):  # how many different results each query gave
+                            seen_results[k].add(_result_key(o[0]))
+                        ev["distinct_results"] = [len(r) for r in seen_results]
                         if results_match(outs[0][0], outs[1][0], ordered=ordered[0] and ordered[1]):
                             continue
                         ev.update(distinguished=True, seed=seed, note=f"the results differ on seed {seed}")
@@ -368,6 +383,8 @@ class Distinguisher:
                 raw += [v for v, _share in c.common_values[:CACHED_PER_COLUMN]]
                 raw += [v for v in (c.min_value, c.max_value) if v is not None]
                 pools[(q, c.name)] = _typed_pool(c, raw, named)
+                self._named[(q, c.name)] = [v for v in _typed_pool(c, named, []) if _named_text(v) in
+                                            {_named_text(x) for x in named}] if named else []
         return pools
 
     def _generate(self, tables: dict[str, _Table], order: list[str], pools: dict[tuple[str, str], list[Any]],
@@ -377,6 +394,7 @@ class Distinguisher:
         # pool (repeated values: groups, duplicates, HAVING counts, filters that all hit)
         seed_rows = self.rows_per_table + 2 * (self._seed // 4)
         narrow = self._seed % 2 == 1
+        focused = self.focus and self._seed % 3 == 2
         for q in order:
             t = tables[q]
             names = [c.name.lower() for c in t.columns]
@@ -412,6 +430,9 @@ class Distinguisher:
                         row.append(_key_value(c, pools[(q, c.name)], len(rows), rng))
                         continue
                     pool = local[c.name]
+                    named = self._named.get((q, c.name)) if focused else None
+                    if named and rng.random() < FOCUS_SHARE:
+                        pool = named
                     if c.nullable and name not in pk and rng.random() < NULL_SHARE:
                         row.append(None)
                     else:
@@ -566,6 +587,20 @@ def _query_literals(catalog: Catalog, trees: Sequence[exp.Expression], tables: d
                     if isinstance(lit, exp.Literal):
                         add(node.this, lit, aliases)
     return out
+
+
+def _result_key(rows: Sequence[Sequence[Any]]) -> tuple:
+    """A result as an order-free, hashable value (to count a query's different results)."""
+    from sqlgenie.eval.compare import normalize_rows
+
+    return tuple(sorted(repr(r) for r in normalize_rows(rows)))
+
+
+def _named_text(v: Any) -> str:
+    """A constant compared across types (``2016`` the number and ``'2016'`` the text)."""
+    if isinstance(v, Decimal):
+        return format(v.normalize(), "f") if v == v.to_integral_value() else str(v)
+    return str(v)
 
 
 def _is_key(info: TableInfo, columns: Sequence[str]) -> bool:

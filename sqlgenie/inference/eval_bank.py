@@ -18,6 +18,15 @@ answered questions that are correct), ``ex_overall`` (correct / questions),
 included). Records: ``index``, ``answered``, ``correct``, ``route``,
 ``similarity`` and more.
 
+Templated sets (gold variants, exact SQL metric): an answer that returns the gold's
+rows on the dump without being equal is ``undecided`` and counted wrong; the
+test-suite check (:mod:`sqlgenie.eval.test_suite`, ``suite=False`` to skip it) then
+runs it against the gold variants on small key-respecting databases, records its
+verdict in ``suite`` and adds ``undecided_equivalent``, ``undecided_distinguished``,
+``undecided_suite_failed`` (of which ``undecided_unexercised``), ``correct_suite``, ``precision_suite``,
+``coverage_seen_suite``, ``wrong_novel_suite``, ``wrong_novel_rate_suite`` and
+``suite_ms`` to the summary (the exact keys are unchanged).
+
 Splits for development: ``python -m sqlgenie.inference.eval_bank split --dataset
 DIR --out DIR`` writes bank/test question files (see :func:`make_splits`).
 """
@@ -39,6 +48,7 @@ from sqlgenie.inference.counterparts import REASON_CODES as COUNTERPARTS_CODES
 from sqlgenie.errors import InputError, SqlGenieError
 from sqlgenie.eval.datasets import Dataset, Question, SpiderDataset
 from sqlgenie.eval.gold import TranspileError
+from sqlgenie.eval.test_suite import suite_summary
 from sqlgenie.eval.runners import PostgresRunner, SQLiteRunner
 from sqlgenie.eval.tasks import (
     TaskResult,
@@ -134,8 +144,10 @@ def eval_bank(
     settings: Settings | None = None,
     progress: Progress | None = None,
     route: str = "auto",
+    suite: bool = True,
 ) -> TaskResult:
-    """Run the bank evaluation (see module doc)."""
+    """Run the bank evaluation (see module doc). ``suite``: run the test-suite check
+    (:mod:`sqlgenie.eval.test_suite`) on templated sets' undecided answers."""
     from example_bank.embedder import get_embedder
     from sqlgenie.autocorrect import AutocorrectSettings
     from sqlgenie.inference.pipeline import Asker
@@ -191,8 +203,9 @@ def eval_bank(
                     with Asker(settings, store=store, target_url=url, schemas=[schema], search_path=[schema],
                                provider=None, log=True, log_kind="eval", autocorrect=ac,
                                encode=None) as asker:
+                        checker = (lambda sql, golds: _suite_check(s_url, asker, sql, golds)) if suite else None
                         for q in (q for q in questions if q.db_id == db_id):
-                            rec = _ask_one(dataset, q, asker, pg, lite, route)
+                            rec = _ask_one(dataset, q, asker, pg, lite, route, checker)
                             rec["label"] = labels.get(q.index)
                             if q.template:
                                 rec["template"] = q.template
@@ -205,10 +218,12 @@ def eval_bank(
     finally:
         pg.close()
         lite.close()
-    return TaskResult(_summary(dataset, records, skipped, bank_stats, onboarded_now, started), records + skipped)
+    return TaskResult(_summary(dataset, records, skipped, bank_stats, onboarded_now, started, suite=suite),
+                      records + skipped)
 
 
-def _ask_one(dataset: Dataset, q: Question, asker: Any, pg: PostgresRunner, lite: SQLiteRunner, route: str) -> dict[str, Any]:
+def _ask_one(dataset: Dataset, q: Question, asker: Any, pg: PostgresRunner, lite: SQLiteRunner, route: str,
+             suite_checker: Callable[[str, list[str]], dict[str, Any]] | None = None) -> dict[str, Any]:
     result = asker.ask(q.question, route=route, execute=True)
     rec: dict[str, Any] = {
         "index": q.index, "db_id": q.db_id, "question": q.question, "answered": result.status == "ok",
@@ -251,9 +266,21 @@ def _ask_one(dataset: Dataset, q: Question, asker: Any, pg: PostgresRunner, lite
             rec["correct"] = rec["exact"]
             rec["outcome"] = "correct" if rec["exact"] else (
                 "undecided" if scored["outcome"] == "correct" else scored["outcome"])
+            if rec["outcome"] == "undecided" and suite_checker is not None:
+                # the gold variants that run on the dump (one that fails there compares with nothing)
+                rec["suite"] = suite_checker(result.sql, [ref.sql for ref in refs])
     elif result.status == "error":
         rec["outcome"] = "error"
     return rec
+
+
+def _suite_check(s_url: str, asker: Any, sql: str, golds: Sequence[str]) -> dict[str, Any]:
+    """The test-suite verdict of an undecided answer, on the schema's catalog (after the ask:
+    the answer and its timing are untouched)."""
+    from sqlgenie.eval.test_suite import SUITE_SEEDS, suite_check
+    from sqlgenie.feedback.distinguish import Distinguisher
+
+    return suite_check(Distinguisher(s_url, asker.catalog, seeds=SUITE_SEEDS, focus=True), sql, golds)
 
 
 def _reason_code(result: Any) -> str | None:
@@ -286,7 +313,7 @@ def question_labels(dataset: Dataset, questions: Sequence[Question], bank: Seque
 
 
 def _summary(dataset: Dataset, records: list[dict[str, Any]], skipped: list, bank: dict[str, Any], onboarded: int,
-             started: float) -> dict[str, Any]:
+             started: float, *, suite: bool = False) -> dict[str, Any]:
     scored = [r for r in records if "gold_error" not in r]
     n = len(scored)
     answered = [r for r in scored if r["answered"]]
@@ -321,6 +348,7 @@ def _summary(dataset: Dataset, records: list[dict[str, Any]], skipped: list, ban
         "wrong_novel_rate": round(sum(1 for r in novel if r["answered"] and not r["correct"]) / len(novel), 4)
         if novel else 0.0,
         "undecided": sum(1 for r in answered if r.get("outcome") == "undecided"),
+        **(suite_summary(answered, seen, novel) if exact and suite else {}),
         "refusals": dict(refusals.most_common()),
         "ex_answered": len(correct) / len(answered) if answered else 0.0,
         "ex_overall": len(correct) / n if n else 0.0,
