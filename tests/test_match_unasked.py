@@ -1,0 +1,161 @@
+"""Match route refusals of sqlgenie/inference/unasked_parts.py (issue 13, helper matchu) on a real
+PostgreSQL with the real MiniLM model: what the example's words ask and the question does not,
+when the adapted SQL still does it (a negation, a grouping), and questions that ask about
+different wh-places (where against when)."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from bank_fixture import onboard_with_bank
+
+from sqlgenie.autocorrect.base import parse_sql
+from sqlgenie.inference import unasked_parts
+from sqlgenie.inference.eval_bank import _reason_bucket
+from sqlgenie.inference.unasked_parts import dropped_grouping, dropped_negation, other_place, reason_code
+from sqlgenie.inference.pipeline import Asker
+from sqlgenie.inference.verify import question_roles, tokens
+
+AUTHORS = ["Dan Klein", "Ray Mooney", "Mirella Lapata", "Percy Liang"]
+VENUES = ["ACL", "EMNLP", "NAACL"]
+
+_FROM = ("FROM lib.author AS a, lib.writes AS w, lib.paper AS p, lib.venue AS v "
+         "WHERE w.authorid = a.authorid AND p.paperid = w.paperid AND v.venueid = p.venueid")
+
+
+def _per_year(a: str) -> str:
+    return (f"SELECT DISTINCT COUNT(p.paperid), p.year {_FROM} AND a.authorname = '{a}' GROUP BY p.year")
+
+
+def _outside(a: str, v: str) -> str:
+    return f"SELECT DISTINCT COUNT(DISTINCT p.paperid) {_FROM} AND a.authorname = '{a}' AND v.venuename <> '{v}'"
+
+
+def _years(a: str) -> str:
+    return f"SELECT DISTINCT p.year {_FROM} AND a.authorname = '{a}' ORDER BY p.year"
+
+
+BANK = [
+    ("how many papers did Dan Klein publish each year ?", _per_year("Dan Klein")),
+    ("number of papers Ray Mooney published per year", _per_year("Ray Mooney")),
+    ("how many papers does Mirella Lapata publish outside of ACL ?", _outside("Mirella Lapata", "ACL")),
+    ("how many papers did Dan Klein publish not in NAACL ?", _outside("Dan Klein", "NAACL")),
+    ("When did Ray Mooney publish ?", _years("Ray Mooney")),
+    ("in which years did Mirella Lapata publish ?", _years("Mirella Lapata")),
+]
+
+
+def _create_schema(conn: psycopg.Connection) -> None:
+    conn.execute("CREATE SCHEMA lib")
+    conn.execute("CREATE TABLE lib.author (authorid integer PRIMARY KEY, authorname text NOT NULL)")
+    conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
+    conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
+                 " venueid integer NOT NULL REFERENCES lib.venue)")
+    conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
+                 " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO lib.author VALUES (%s, %s)", list(enumerate(AUTHORS, 1)))
+        cur.executemany("INSERT INTO lib.venue VALUES (%s, %s)", list(enumerate(VENUES, 1)))
+        cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
+                        [(i, f"paper {i}", 2010 + i % 6, 1 + i % 3) for i in range(1, 41)])
+        cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
+    for t in ("author", "venue", "paper", "writes"):
+        conn.execute(f"ANALYZE lib.{t}")
+
+
+@pytest.fixture(scope="module")
+def lib(module_db_url):
+    return onboard_with_bank(module_db_url, "lib", _create_schema, BANK, measure_indexes=False, top_values=10)
+
+
+@pytest.fixture(scope="module")
+def asker(lib):
+    with Asker.open(lib, provider=None, log=False) as a:
+        yield a
+
+
+def _roles(text: str, classes=("text",)):
+    return question_roles(text, list(classes))
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def _refused_then_answered_without(asker, monkeypatch, question: str, switch: str, code: str) -> str:
+    r = asker.ask(question, route="match")
+    assert r.status == "refused", r.sql
+    assert reason_code(r.think.reason or "") == code, r.think.reason
+    monkeypatch.setattr(unasked_parts, switch, False)  # the refusal is this rule's
+    r = asker.ask(question, route="match")
+    assert r.status == "ok", r.think and r.think.reason
+    return r.sql
+
+
+def test_dropped_grouping_is_refused(asker, monkeypatch):
+    r = asker.ask("how many papers did Percy Liang publish each year ?", route="match")
+    assert r.status == "ok" and "GROUP BY" in r.sql, r.think and r.think.reason
+    sql = _refused_then_answered_without(asker, monkeypatch, "how many papers has Percy Liang published ?",
+                                         "GROUPING", "dropped grouping")
+    assert "GROUP BY" in sql
+
+
+def test_dropped_negation_is_refused(asker, monkeypatch):
+    r = asker.ask("how many papers does Percy Liang publish outside of EMNLP ?", route="match")
+    assert r.status == "ok" and "<>" in r.sql, r.think and r.think.reason
+    sql = _refused_then_answered_without(asker, monkeypatch, "how many papers does Percy Liang publish in EMNLP ?",
+                                         "NEGATION", "dropped negation")
+    assert "<>" in sql
+
+
+def test_where_is_not_when(asker, monkeypatch):
+    r = asker.ask("When did Percy Liang publish ?", route="match")
+    assert r.status == "ok" and "year" in r.sql, r.think and r.think.reason
+    _refused_then_answered_without(asker, monkeypatch, "Where does Percy Liang publish ?", "PLACE", "answer kind")
+
+
+# --------------------------------------------------------------------------- one rule at a time
+
+
+def test_negation_words():
+    neq = parse_sql("SELECT COUNT(*) FROM lib.venue AS v WHERE v.venuename <> 'ACL'")
+    not_in = parse_sql("SELECT COUNT(*) FROM lib.venue AS v WHERE NOT v.venuename IN ('ACL')")
+    eq = parse_sql("SELECT COUNT(*) FROM lib.venue AS v WHERE v.venuename = 'ACL'")
+    ex = tokens("how many papers does # publish outside of # area ?")
+    reasons = dropped_negation(neq, ex, tokens("how many papers does # have in # ?"))
+    assert reasons and reason_code(reasons[0]) == "dropped negation"
+    assert dropped_negation(not_in, ex, tokens("how many papers does # have in # ?"))
+    assert dropped_negation(neq, ex, tokens("how many papers does # have except in # ?")) == []
+    assert dropped_negation(neq, tokens("which courses don't have #"), tokens("which courses have no #")) == []
+    assert dropped_negation(eq, ex, tokens("how many papers does # have in # ?")) == []  # nothing excluded
+    assert dropped_negation(neq, tokens("papers by # in #"), tokens("papers by # at #")) == []
+
+
+def test_grouping_words():
+    grouped = parse_sql("SELECT COUNT(p.paperid), p.year FROM lib.paper AS p GROUP BY p.year")
+    plain = parse_sql("SELECT COUNT(p.paperid) FROM lib.paper AS p")
+    ex = _roles("how many papers [MASK] published each year ?")
+    reasons = dropped_grouping(grouped, ex, _roles("How many papers has [MASK] published ?"))
+    assert reasons and reason_code(reasons[0]) == "dropped grouping"
+    assert dropped_grouping(plain, ex, _roles("How many papers has [MASK] published ?")) == []
+    assert dropped_grouping(grouped, ex, _roles("number of papers [MASK] published per year")) == []
+    assert dropped_grouping(grouped, ex, _roles("How many papers has [MASK] published by year ?")) == []
+    assert dropped_grouping(grouped, ex, _roles("[MASK] papers in a year")) == []  # names the year
+
+
+def test_places():
+    reasons = other_place(_roles("When did [MASK] publish ?"), _roles("Where does [MASK] publish ?"))
+    assert reasons and reason_code(reasons[0]) == "answer kind"
+    assert other_place(_roles("When did [MASK] publish ?"), _roles("In which years did [MASK] publish ?")) == []
+    assert other_place(_roles("who teaches [MASK] ?"), _roles("who is teaching [MASK] ?")) == []
+
+
+def test_eval_bank_counts_each_refusal_by_its_code():
+    grouped = parse_sql("SELECT COUNT(p.paperid), p.year FROM lib.paper AS p GROUP BY p.year")
+    neq = parse_sql("SELECT COUNT(*) FROM lib.venue AS v WHERE v.venuename <> 'ACL'")
+    for reasons, code in (
+        (dropped_grouping(grouped, _roles("how many papers [MASK] published each year ?"),
+                          _roles("How many papers has [MASK] published ?")), "dropped grouping"),
+        (dropped_negation(neq, tokens("papers of # outside #"), tokens("papers of # in #")), "dropped negation"),
+        (other_place(_roles("When did [MASK] publish ?"), _roles("Where does [MASK] publish ?")), "answer kind"),
+    ):
+        assert reasons and _reason_bucket(reasons[0]) == code
