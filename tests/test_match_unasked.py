@@ -159,3 +159,23 @@ def test_eval_bank_counts_each_refusal_by_its_code():
         (other_place(_roles("When did [MASK] publish ?"), _roles("Where does [MASK] publish ?")), "answer kind"),
     ):
         assert reasons and _reason_bucket(reasons[0]) == code
+
+
+def test_link_table_of_a_dropped_filter_goes_too(monkeypatch):
+    """"2014 papers" from "semantic parsing 2016 papers": the keyphrase filter goes, and with it
+    ``keyphrase`` and the link table ``paperkeyphrase`` that joined it to ``paper``."""
+    from sqlgenie.inference import orphan_joins
+
+    sql = ("SELECT DISTINCT p.paperid FROM lib.keyphrase AS k, lib.paper AS p, lib.paperkeyphrase AS pk "
+           "WHERE pk.keyphraseid = k.keyphraseid AND p.paperid = pk.paperid AND p.year = 2016")
+    tree = parse_sql(sql)
+    assert orphan_joins.drop(tree, ["k"]) == ["k", "pk"]
+    assert "paperkeyphrase" not in tree.sql() and "p.year = 2016" in tree.sql()
+    monkeypatch.setattr(orphan_joins, "CHAINS", False)
+    tree = parse_sql(sql)
+    assert orphan_joins.drop(tree, ["k"]) == ["k"] and "paperkeyphrase" in tree.sql()
+    # a table the query still reads stays
+    tree = parse_sql("SELECT DISTINCT pk.keyphraseid FROM lib.keyphrase AS k, lib.paperkeyphrase AS pk "
+                     "WHERE pk.keyphraseid = k.keyphraseid")
+    monkeypatch.setattr(orphan_joins, "CHAINS", True)
+    assert orphan_joins.drop(tree, ["k"]) == ["k"]
