@@ -179,3 +179,9 @@ def test_link_table_of_a_dropped_filter_goes_too(monkeypatch):
                      "WHERE pk.keyphraseid = k.keyphraseid")
     monkeypatch.setattr(orphan_joins, "CHAINS", True)
     assert orphan_joins.drop(tree, ["k"]) == ["k"]
+
+
+def test_a_conjunction_when_is_no_other_place():
+    assert other_place(_roles("When [MASK] took [MASK] , who taught it ?"),
+                       _roles("Who taught [MASK] when [MASK] took it ?")) == []
+    assert other_place(_roles("[MASK] is ordinarily taught by who ?"), _roles("[MASK] is taught when in the week ?"))

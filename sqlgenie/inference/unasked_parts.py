@@ -9,8 +9,9 @@ classes of English words, never a word list from a test set) and the adapted SQL
 
 * :func:`dropped_negation` - the adapted SQL compares with a negation (``<>``, ``NOT IN``,
   ``NOT LIKE``, ``NOT EXISTS``) that the example's question says ("papers of X *outside of*
-  PVLDB") and the question does not ("papers of X in EMNLP" answered with ``venuename <>
-  'EMNLP'``).
+  PVLDB"; "is X *only* offered in the Fall", "are upper-level classes *all* 12 credits", which
+  the SQL checks as no counterexample) and the question does not ("papers of X in EMNLP"
+  answered with ``venuename <> 'EMNLP'``).
 * :func:`dropped_grouping` - the example asks for one answer per something ("how many papers X
   published *each year*"), the question does not and does not name that thing, and the adapted
   SQL still groups: "how many papers has X published" answered with one count per year.
@@ -49,10 +50,13 @@ NEGATION = True
 GROUPING = True
 PLACE = True
 
-#: English negations (a closed class): a word of the question that excludes what follows.
+#: Words that turn a comparison into its negation in SQL (closed classes of English): negations ("not",
+#: "outside", "besides", "other") and restrictions or universals that a query checks through the
+#: absence of a counterexample ("is X *only* offered in the Fall": no offering ``<> 'Fall'``; "are
+#: upper-level classes *all* 12 credits": ``COUNT(*) = 0`` of ``credits <> 12``).
 _NEGATIONS = frozenset("not no never none nor neither outside except excluding exclude excludes besides "
-                       "without other others aside apart".split())
-_PLACES = {"who": "who", "where": "where", "when": "when"}
+                       "without other others aside apart only all every always".split())
+_PLACES = {"who": "who", "whom": "who", "where": "where", "when": "when"}  # not "whose": "cities whose ..."
 
 
 def reason_code(reason: str) -> str | None:
@@ -103,12 +107,18 @@ def dropped_grouping(tree: exp.Expression, example: Any, new: Any) -> list[str]:
             "for that"]
 
 
+def _places(words: Sequence[str]) -> set[str]:
+    return {_PLACES[w] for w in words if w in _PLACES}
+
+
 def other_place(example: Any, new: Any) -> list[str]:
-    """See module doc."""
-    a, b = _PLACES.get(example.kind), _PLACES.get(new.kind)
-    if not a or not b or a == b:
+    """See module doc. Refused only when the two questions share no wh-place: "Who taught X when Y
+    took it?" and "When Y took X, who taught it?" both say who and when (one is a conjunction)."""
+    a, b = _places(example.words), _places(new.words)
+    if not a or not b or a & b:
         return []
-    return [f"the two questions ask about different things: yours asks {b}, the example {a}"]
+    return [f"the two questions ask about different things: yours asks {'/'.join(sorted(b))}, "
+            f"the example {'/'.join(sorted(a))}"]
 
 
 def findings(adapted: Any, example_masked: str, example_spans: Sequence[Any], new_masked: str,
