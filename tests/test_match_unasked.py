@@ -185,3 +185,43 @@ def test_a_conjunction_when_is_no_other_place():
     assert other_place(_roles("When [MASK] took [MASK] , who taught it ?"),
                        _roles("Who taught [MASK] when [MASK] took it ?")) == []
     assert other_place(_roles("[MASK] is ordinarily taught by who ?"), _roles("[MASK] is taught when in the week ?"))
+
+
+def test_universals_count_only_for_a_yes_no_query():
+    yes_no = parse_sql("SELECT COUNT(*) > 0 FROM lib.venue AS v WHERE v.venuename <> 'ACL'")
+    listed = parse_sql("SELECT v.venueid FROM lib.venue AS v WHERE NOT v.venuename IS NULL AND v.venuename <> 'x'")
+    reasons = dropped_negation(yes_no, tokens("is # only offered in the #"), tokens("has # been offered in the #"))
+    assert reasons and reason_code(reasons[0]) == "dropped negation"
+    assert dropped_negation(yes_no, tokens("is # only offered in the #"), tokens("is # offered only in #")) == []
+    assert dropped_negation(listed, tokens("list all fares from # to #"), tokens("show fares from # to #")) == []
+    is_not_null = parse_sql("SELECT f.fare_id FROM fare AS f WHERE NOT f.round_trip_cost IS NULL")
+    assert dropped_negation(is_not_null, tokens("fares not from #"), tokens("fares from #")) == []
+
+
+def test_column_named_by_its_words(asker):
+    """"the cheapest *round trip* fare" reads ``round_trip_cost``, chosen against its sibling
+    ``one_direction_cost``; "the cheapest fare" must not be answered with it."""
+    from sqlgenie.inference.unasked_parts import dropped_column_words
+
+    class Col:
+        def __init__(self, name):
+            self.name = name
+
+    class Table:
+        columns = [Col("fare_id"), Col("round_trip_cost"), Col("one_direction_cost"), Col("fare_basis_code")]
+
+    class Catalog:
+        def table(self, name, schema=None):
+            return Table() if name == "fare" else None
+
+    tree = parse_sql("SELECT f.fare_id FROM atis.fare AS f WHERE f.round_trip_cost = "
+                     "(SELECT MIN(g.round_trip_cost) FROM atis.fare AS g)")
+    ex = tokens("what 's the cheapest round trip fare between # and #")
+    reasons = dropped_column_words(tree, ex, tokens("what 's the cheapest fare from # to #"), Catalog())
+    assert reasons and reason_code(reasons[0]) == "dropped column words"
+    assert dropped_column_words(tree, ex, tokens("cheapest round trip fare from # to #"), Catalog()) == []
+    assert dropped_column_words(tree, ex, tokens("cheapest fare from # to # for a trip back"), Catalog()) == []
+    # no sibling to choose against: the words only name the column
+    tree = parse_sql("SELECT f.fare_id FROM atis.fare AS f WHERE f.fare_basis_code = 'F'")
+    assert dropped_column_words(tree, tokens("fares with fare basis code #"), tokens("fares with code #"),
+                                Catalog()) == []

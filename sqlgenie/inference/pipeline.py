@@ -639,7 +639,8 @@ class Asker:
                                          asked.spans, catalog=self.catalog, schema_word=self._schema_word,
                                          group=license, constants=const_words)  # matchs's refusals
             unasked_parts.check_candidate(adapted, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
-                                          schema_word=self._schema_word)  # what only the example asks (matchu)
+                                          schema_word=self._schema_word, catalog=self.catalog,
+                                          group=license)  # what only the example asks (matchu)
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
                 if not outcomes:
                     return None, None, failures + [f"example #{ex.id}: " + "; ".join(adapted.unaccounted)]

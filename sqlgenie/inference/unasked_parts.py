@@ -15,6 +15,11 @@ classes of English words, never a word list from a test set) and the adapted SQL
 * :func:`dropped_grouping` - the example asks for one answer per something ("how many papers X
   published *each year*"), the question does not and does not name that thing, and the adapted
   SQL still groups: "how many papers has X published" answered with one count per year.
+* :func:`dropped_column_words` - the example names a column by two or more words of its name
+  ("the cheapest *round trip* fare" -> ``fare.round_trip_cost``), the column has a sibling in its
+  table that shares the rest of its name (``one_direction_cost``: the words chose among them),
+  the question says none of those words and the adapted SQL still reads that column ("the
+  cheapest fare" answered with the cheapest round trip).
 * :func:`other_place` - the two questions ask different wh-places: where against when, who
   against where ("Where does X publish?" answered with the years of "When did X publish?").
   (:func:`.verify.compare_roles` refuses who / where / when against a bare phrase only.)
@@ -43,19 +48,23 @@ REASON_CODES = {
     "would still exclude it": "dropped negation",
     "its query groups by it": "dropped grouping",
     "ask about different things:": "answer kind",
+    "which its query reads as": "dropped column words",
 }
 
 #: switches (benchmarks turn one rule off at a time)
 NEGATION = True
 GROUPING = True
 PLACE = True
+COLUMN_WORDS = True
 
 #: Words that turn a comparison into its negation in SQL (closed classes of English): negations ("not",
 #: "outside", "besides", "other") and restrictions or universals that a query checks through the
 #: absence of a counterexample ("is X *only* offered in the Fall": no offering ``<> 'Fall'``; "are
 #: upper-level classes *all* 12 credits": ``COUNT(*) = 0`` of ``credits <> 12``).
 _NEGATIONS = frozenset("not no never none nor neither outside except excluding exclude excludes besides "
-                       "without other others aside apart only all every always".split())
+                       "without other others aside apart".split())
+#: ... and the universals, which count only for a yes/no query ("list *all* round trip fares" is no check)
+_UNIVERSALS = frozenset("only all every always".split())
 _PLACES = {"who": "who", "whom": "who", "where": "where", "when": "when"}  # not "whose": "cities whose ..."
 
 
@@ -66,24 +75,27 @@ def reason_code(reason: str) -> str | None:
     return None
 
 
-def _negating(words: Sequence[str]) -> list[str]:
-    return [w for w in words if w in _NEGATIONS or w.endswith("n't")]
+def _negating(words: Sequence[str], yes_no: bool = False) -> list[str]:
+    return [w for w in words if w in _NEGATIONS or w.endswith("n't") or (yes_no and w in _UNIVERSALS)]
 
 
 def _negated_comparisons(tree: exp.Expression) -> list[exp.Expression]:
-    """``a <> 'x'``, ``NOT a IN (...)``, ``NOT a LIKE ...``, ``NOT EXISTS (...)`` anywhere."""
+    """``a <> 'x'``, ``NOT a IN (...)``, ``NOT a LIKE ...``, ``NOT EXISTS (...)`` anywhere (not ``IS NOT NULL``)."""
     out: list[exp.Expression] = list(tree.find_all(exp.NEQ))
     for node in tree.find_all(exp.Not):
         inner = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
-        if isinstance(inner, (exp.In, exp.Like, exp.ILike, exp.EQ, exp.Exists, exp.Is)):
+        if isinstance(inner, (exp.In, exp.Like, exp.ILike, exp.EQ, exp.Exists)):  # not IS NULL: no exclusion
             out.append(node)
     return out
 
 
 def dropped_negation(tree: exp.Expression, example_words: Sequence[str], new_words: Sequence[str]) -> list[str]:
     """See module doc."""
-    said = _negating(example_words)
-    if not said or _negating(new_words) or not _negated_comparisons(tree):
+    from sqlgenie.inference.counterparts import _only_predicates
+
+    yes_no = _only_predicates(tree)
+    said = _negating(example_words, yes_no)
+    if not said or _negating(new_words, yes_no) or not _negated_comparisons(tree):
         return []
     return [f"the example says \u201c{said[0]}\u201d and its query excludes what follows; your question does "
             "not say that, but the adapted query would still exclude it"]
@@ -107,6 +119,50 @@ def dropped_grouping(tree: exp.Expression, example: Any, new: Any) -> list[str]:
             "for that"]
 
 
+def _sibling_columns(tree: exp.Expression, catalog: Any) -> dict[str, set[str]]:
+    """Column name -> names of the other columns of its table, for the tables the SQL reads."""
+    out: dict[str, set[str]] = {}
+    if catalog is None:
+        return out
+    for t in tree.find_all(exp.Table):
+        info = catalog.table(t.name, t.db or None) if t.db else catalog.table(t.name)
+        if info is None:
+            continue
+        names = {c.name.lower() for c in info.columns}
+        for n in names:
+            out.setdefault(n, set()).update(names - {n})
+    return out
+
+
+def dropped_column_words(tree: exp.Expression, example_words: Sequence[str], new_words: Sequence[str],
+                         catalog: Any, group: Any = None) -> list[str]:
+    """See module doc."""
+    from sqlgenie.inference.verify import lemma
+
+    siblings = _sibling_columns(tree, catalog)
+    said_new = set(new_words) | {lemma(w) for w in new_words}
+    ex = list(example_words)
+    pairs = set(zip(ex, ex[1:]))
+    for col in sorted({c.name.lower() for c in tree.find_all(exp.Column)}):
+        parts = col.split("_")
+        if len(parts) < 3 or col not in siblings:
+            continue
+        for k in range(len(parts) - 1):
+            a, b = parts[k], parts[k + 1]
+            if (a, b) not in pairs or len(a) < 3 or len(b) < 3:
+                continue
+            rest = parts[:k] + parts[k + 2:]
+            if not any(o.split("_")[-len(rest):] == rest and o != col for o in siblings[col] if rest):
+                continue  # no sibling the words chose against
+            if a in said_new or b in said_new or lemma(a) in said_new or lemma(b) in said_new:
+                continue
+            if group is not None and group.removed_ok({a, b}):
+                continue
+            return [f"the example says \u201c{a} {b}\u201d, which its query reads as {col}; your question does "
+                    "not say it"]
+    return []
+
+
 def _places(words: Sequence[str]) -> set[str]:
     return {_PLACES[w] for w in words if w in _PLACES}
 
@@ -122,7 +178,8 @@ def other_place(example: Any, new: Any) -> list[str]:
 
 
 def findings(adapted: Any, example_masked: str, example_spans: Sequence[Any], new_masked: str,
-             new_spans: Sequence[Any], *, schema_word: Any = None) -> Iterator[tuple[str, list[str]]]:
+             new_spans: Sequence[Any], *, schema_word: Any = None, catalog: Any = None,
+             group: Any = None) -> Iterator[tuple[str, list[str]]]:
     """(rule, reasons) of every switched-on rule, lazily, in the order they are tried."""
     from sqlgenie.inference.adapt import Span
     from sqlgenie.inference.verify import _roles
@@ -138,17 +195,20 @@ def findings(adapted: Any, example_masked: str, example_spans: Sequence[Any], ne
         yield "dropped grouping", dropped_grouping(tree, ex_roles, new_roles)
     if PLACE:
         yield "answer kind", other_place(ex_roles, new_roles)
+    if COLUMN_WORDS:
+        yield "dropped column words", dropped_column_words(tree, ex_roles.words, new_roles.words, catalog, group)
 
 
 def check_candidate(adapted: Any, example_masked: str, example_spans: Sequence[Any], new_masked: str,
-                    new_spans: Sequence[Any], *, schema_word: Any = None) -> Any:
+                    new_spans: Sequence[Any], *, schema_word: Any = None, catalog: Any = None,
+                    group: Any = None) -> Any:
     """Run this module's refusals on one verified adaptation (changed in place, like
     :func:`sqlgenie.inference.counterparts.check_candidate`): the first rule that finds a
     reason refuses it. Returns ``adapted``."""
     if adapted is None or not adapted.ok or adapted.tree is None:
         return adapted
     for _rule, reasons in findings(adapted, example_masked, example_spans, new_masked, new_spans,
-                                   schema_word=schema_word):
+                                   schema_word=schema_word, catalog=catalog, group=group):
         if reasons:
             return adapted.refuse(reasons)
     return adapted
