@@ -225,3 +225,26 @@ def test_column_named_by_its_words(asker):
     tree = parse_sql("SELECT f.fare_id FROM atis.fare AS f WHERE f.fare_basis_code = 'F'")
     assert dropped_column_words(tree, tokens("fares with fare basis code #"), tokens("fares with code #"),
                                 Catalog()) == []
+
+
+def test_values_side_by_side_move():
+    from sqlgenie.inference.adapt import Span
+    from sqlgenie.inference.unasked_parts import moved_neighbours
+
+    def spans(*texts, cls="text"):
+        return [Span(0, len(t), t, "number" if cls == "number" else "value") for t in texts]
+
+    ex_m, ex_s = "list flights from [MASK] [MASK] to [MASK]", spans("ONTARIO", "CALIFORNIA", "ORLANDO")
+    new_m, new_s = "list all flights from [MASK] to [MASK] [MASK]", spans("WASHINGTON", "TAMPA", "FLORIDA")
+    pairs = [("ONTARIO", "WASHINGTON"), ("CALIFORNIA", "FLORIDA"), ("ORLANDO", "TAMPA")]
+    reasons = moved_neighbours(ex_m, ex_s, new_m, new_s, pairs)
+    assert reasons and reason_code(reasons[0]) == "value direction"
+    # the state kept beside its city
+    same = moved_neighbours(ex_m, ex_s, "flights from [MASK] [MASK] to [MASK]", spans("TAMPA", "FLORIDA", "BOSTON"),
+                            [("ONTARIO", "TAMPA"), ("CALIFORNIA", "FLORIDA"), ("ORLANDO", "BOSTON")])
+    assert same == []
+    # numbers side by side are a date or two roles, not a tie
+    assert moved_neighbours("flights from [MASK] to [MASK] on [MASK] [MASK]", spans("A", "B") + spans("4", "8", cls="number"),
+                            "flights from [MASK] [MASK] to [MASK] on [MASK]", spans("C", "D", "E") + spans("9", cls="number"),
+                            [("A", "C"), ("B", "E"), ("4", "9")]) == []
+

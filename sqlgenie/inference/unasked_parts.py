@@ -20,6 +20,10 @@ classes of English words, never a word list from a test set) and the adapted SQL
   table that shares the rest of its name (``one_direction_cost``: the words chose among them),
   the question says none of those words and the adapted SQL still reads that column ("the
   cheapest fare" answered with the cheapest round trip).
+* :func:`moved_neighbours` - two values side by side in the example ("from ONTARIO CALIFORNIA
+  to ORLANDO": a city and its state) whose counterparts are apart in the question, while two
+  other values of the question stand side by side ("from WASHINGTON to TAMPA FLORIDA"): the
+  adapted SQL would keep the example's tie (Florida as WASHINGTON's state).
 * :func:`other_place` - the two questions ask different wh-places: where against when, who
   against where ("Where does X publish?" answered with the years of "When did X publish?").
   (:func:`.verify.compare_roles` refuses who / where / when against a bare phrase only.)
@@ -39,6 +43,7 @@ __all__ = [
     "dropped_grouping",
     "dropped_negation",
     "findings",
+    "moved_neighbours",
     "other_place",
     "reason_code",
 ]
@@ -49,6 +54,7 @@ REASON_CODES = {
     "its query groups by it": "dropped grouping",
     "ask about different things:": "answer kind",
     "which its query reads as": "dropped column words",
+    "stand side by side": "value direction",
 }
 
 #: switches (benchmarks turn one rule off at a time)
@@ -56,6 +62,7 @@ NEGATION = True
 GROUPING = True
 PLACE = True
 COLUMN_WORDS = True
+NEIGHBOURS = True
 
 #: Words that turn a comparison into its negation in SQL (closed classes of English): negations ("not",
 #: "outside", "besides", "other") and restrictions or universals that a query checks through the
@@ -163,6 +170,56 @@ def dropped_column_words(tree: exp.Expression, example_words: Sequence[str], new
     return []
 
 
+def _adjacent(masked: str) -> set[int]:
+    """k such that value k and value k + 1 of a masked question stand side by side (text values only:
+    "on 4 8" is a date, "CLEVELAND 1700" two roles)."""
+    import re
+
+    gaps = re.split(r"\[MASK\]", masked)[1:-1]  # the text between consecutive masks
+    return {k for k, gap in enumerate(gaps) if not gap.strip()}
+
+
+def moved_neighbours(example_masked: str, example_spans: Sequence[Any], new_masked: str, new_spans: Sequence[Any],
+                     pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """See module doc."""
+    from sqlgenie.inference.adapt import Span, norm_text
+
+    ex = [norm_text(Span.of(x).text) for x in example_spans]
+    new = [norm_text(Span.of(x).text) for x in new_spans]
+    if len(set(ex)) != len(ex) or len(set(new)) != len(new):
+        return []
+    where = {norm_text(a): norm_text(b) for a, b in pairs}
+    back = {b: a for a, b in where.items()}
+    def texts(spans: Sequence[Any], adj: set[int]) -> set[int]:  # a city and its state, not "on 4 8"
+        return {k for k in adj if Span.of(spans[k]).cls == "text" and Span.of(spans[k + 1]).cls == "text"}
+
+    ex_adj = texts(example_spans, _adjacent(example_masked))
+    new_adj = texts(new_spans, _adjacent(new_masked))
+    if not ex_adj or not new_adj or len(ex) != example_masked.count("[MASK]") or \
+            len(new) != new_masked.count("[MASK]"):
+        return []
+
+    def kept(adj: set[int], vals: list[str], other: list[str], other_adj: set[int], m: dict) -> list[int]:
+        out = []
+        for k in adj:
+            a, b = m.get(vals[k]), m.get(vals[k + 1])
+            if a is None or b is None or a not in other or b not in other:
+                return []  # a value without its counterpart: nothing to compare
+            i, j = other.index(a), other.index(b)
+            if not (j == i + 1 and i in other_adj):
+                out.append(k)
+        return out
+
+    split = kept(ex_adj, ex, new, new_adj, where)
+    joined = kept(new_adj, new, ex, ex_adj, back)
+    if not split or not joined:
+        return []
+    k, m = split[0], joined[0]
+    return [f"the example's values {Span.of(example_spans[k]).text!r} and {Span.of(example_spans[k + 1]).text!r} "
+            f"stand side by side and its query ties them; in your question {Span.of(new_spans[m]).text!r} and "
+            f"{Span.of(new_spans[m + 1]).text!r} do"]
+
+
 def _places(words: Sequence[str]) -> set[str]:
     return {_PLACES[w] for w in words if w in _PLACES}
 
@@ -195,6 +252,8 @@ def findings(adapted: Any, example_masked: str, example_spans: Sequence[Any], ne
         yield "dropped grouping", dropped_grouping(tree, ex_roles, new_roles)
     if PLACE:
         yield "answer kind", other_place(ex_roles, new_roles)
+    if NEIGHBOURS and getattr(adapted, "pairs", None):
+        yield "value direction", moved_neighbours(example_masked, example_spans, new_masked, new_spans, adapted.pairs)
     if COLUMN_WORDS:
         yield "dropped column words", dropped_column_words(tree, ex_roles.words, new_roles.words, catalog, group)
 
