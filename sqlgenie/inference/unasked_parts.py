@@ -69,7 +69,7 @@ NEIGHBOURS = True
 #: absence of a counterexample ("is X *only* offered in the Fall": no offering ``<> 'Fall'``; "are
 #: upper-level classes *all* 12 credits": ``COUNT(*) = 0`` of ``credits <> 12``).
 _NEGATIONS = frozenset("not no never none nor neither outside except excluding exclude excludes besides "
-                       "without other others aside apart".split())
+                       "without other others aside apart lack lacks lacking missing unlike".split())
 #: ... and the universals, which count only for a yes/no query ("list *all* round trip fares" is no check)
 _UNIVERSALS = frozenset("only all every always".split())
 _PLACES = {"who": "who", "whom": "who", "where": "where", "when": "when"}  # not "whose": "cities whose ..."
