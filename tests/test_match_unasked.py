@@ -248,3 +248,19 @@ def test_values_side_by_side_move():
                             "flights from [MASK] [MASK] to [MASK] on [MASK]", spans("C", "D", "E") + spans("9", cls="number"),
                             [("A", "C"), ("B", "E"), ("4", "9")]) == []
 
+
+
+def test_the_example_thing_returned_next_to_the_asked_one(asker):
+    from sqlgenie.inference.unasked_parts import extra_answer_entity
+
+    both = parse_sql("SELECT DISTINCT p.paperid, v.venueid FROM lib.author AS a, lib.writes AS w, lib.paper AS p, "
+                     "lib.venue AS v WHERE a.authorname = 'x' AND w.authorid = a.authorid AND p.paperid = w.paperid "
+                     "AND v.venueid = p.venueid")
+    ex_m, new_m = "in what venues does [MASK] publish ?", "in what papers does [MASK] publish ?"
+    reasons = extra_answer_entity(both, ex_m, new_m, _roles(ex_m), _roles(new_m), asker.catalog)
+    assert reasons and reason_code(reasons[0]) == "answer entity"
+    # the question names the venues too, or the query returns only the asked thing
+    also = "what papers in which venues does [MASK] publish ?"
+    assert extra_answer_entity(both, ex_m, also, _roles(ex_m), _roles(also), asker.catalog) == []
+    papers = parse_sql("SELECT DISTINCT p.paperid FROM lib.paper AS p")
+    assert extra_answer_entity(papers, ex_m, new_m, _roles(ex_m), _roles(new_m), asker.catalog) == []

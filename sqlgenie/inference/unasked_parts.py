@@ -24,6 +24,10 @@ classes of English words, never a word list from a test set) and the adapted SQL
   to ORLANDO": a city and its state) whose counterparts are apart in the question, while two
   other values of the question stand side by side ("from WASHINGTON to TAMPA FLORIDA"): the
   adapted SQL would keep the example's tie (Florida as WASHINGTON's state).
+* :func:`extra_answer_entity` - the two answer heads name two different tables ("in what
+  *journals* does X publish" from "in what *venues* does Y publish") and the adapted SQL returns
+  both, the example's thing included, which the question never names (the mirror of
+  :func:`.sides.answer_entity_mismatch`, which refuses when the question's thing is missing).
 * :func:`other_place` - the two questions ask different wh-places: where against when, who
   against where ("Where does X publish?" answered with the years of "When did X publish?").
   (:func:`.verify.compare_roles` refuses who / where / when against a bare phrase only.)
@@ -42,6 +46,7 @@ __all__ = [
     "check_candidate",
     "dropped_grouping",
     "dropped_negation",
+    "extra_answer_entity",
     "findings",
     "moved_neighbours",
     "other_place",
@@ -55,6 +60,7 @@ REASON_CODES = {
     "ask about different things:": "answer kind",
     "which its query reads as": "dropped column words",
     "stand side by side": "value direction",
+    "which your question does not ask for": "answer entity",
 }
 
 #: switches (benchmarks turn one rule off at a time)
@@ -63,6 +69,7 @@ GROUPING = True
 PLACE = True
 COLUMN_WORDS = True
 NEIGHBOURS = True
+ENTITY = True
 
 #: Words that turn a comparison into its negation in SQL (closed classes of English): negations ("not",
 #: "outside", "besides", "other") and restrictions or universals that a query checks through the
@@ -220,6 +227,36 @@ def moved_neighbours(example_masked: str, example_spans: Sequence[Any], new_mask
             f"{Span.of(new_spans[m + 1]).text!r} do"]
 
 
+def extra_answer_entity(tree: exp.Expression, example_masked: str, new_masked: str, example: Any, new: Any,
+                        catalog: Any) -> list[str]:
+    """See module doc. ``example`` / ``new``: :class:`sqlgenie.inference.verify.Roles`."""
+    from sqlgenie.inference.sides import _MASK, _projected_entities, _singular, _word_table
+    from sqlgenie.inference.verify import tokens
+
+    if catalog is None or not example.heads or not new.heads or example.count or new.count:
+        return []
+    a, b = example.heads[0], new.heads[0]
+    if a == b:
+        return []
+    for head, masked in ((a, example_masked), (b, new_masked)):  # nouns as written, in the answer phrase
+        words = tokens(masked)
+        first = words.index(_MASK) if _MASK in words else len(words)
+        if not any(_singular(t) == head for t in words[:first]):
+            return []
+    schemas = {t.db.lower() for t in tree.find_all(exp.Table) if t.db}
+    names = [t.name.lower() for t in catalog.tables if not schemas or t.schema.lower() in schemas]
+    ta, tb = _word_table(a, names), _word_table(b, names)
+    if ta is None or tb is None or ta == tb:
+        return []
+    shown = _projected_entities(tree, names)
+    if not shown or ta not in shown or tb not in shown:
+        return []
+    if any(_word_table(w, names) == ta for w in tokens(new_masked)):
+        return []  # the question names the example's thing too
+    return [f"the example asks for {a} and its query returns {ta} rows next to the {tb} rows you ask for, "
+            "which your question does not ask for"]
+
+
 def _places(words: Sequence[str]) -> set[str]:
     return {_PLACES[w] for w in words if w in _PLACES}
 
@@ -254,6 +291,8 @@ def findings(adapted: Any, example_masked: str, example_spans: Sequence[Any], ne
         yield "answer kind", other_place(ex_roles, new_roles)
     if NEIGHBOURS and getattr(adapted, "pairs", None):
         yield "value direction", moved_neighbours(example_masked, example_spans, new_masked, new_spans, adapted.pairs)
+    if ENTITY:
+        yield "answer entity", extra_answer_entity(tree, example_masked, new_masked, ex_roles, new_roles, catalog)
     if COLUMN_WORDS:
         yield "dropped column words", dropped_column_words(tree, ex_roles.words, new_roles.words, catalog, group)
 
