@@ -264,3 +264,18 @@ def test_the_example_thing_returned_next_to_the_asked_one(asker):
     assert extra_answer_entity(both, ex_m, also, _roles(ex_m), _roles(also), asker.catalog) == []
     papers = parse_sql("SELECT DISTINCT p.paperid FROM lib.paper AS p")
     assert extra_answer_entity(papers, ex_m, new_m, _roles(ex_m), _roles(new_m), asker.catalog) == []
+
+
+def test_a_thing_is_not_how_far(asker):
+    from sqlgenie.inference.unasked_parts import dropped_measure
+
+    years = parse_sql("SELECT DISTINCT p.year FROM lib.paper AS p")
+    ex = tokens("how long ago did [MASK] publish ?")
+    reasons = dropped_measure(years, ex, _roles("show me the papers of [MASK]"), asker.catalog)
+    assert reasons and reason_code(reasons[0]) == "answer kind"
+    assert dropped_measure(years, ex, _roles("how long ago did [MASK] publish ?"), asker.catalog) == []
+    assert dropped_measure(years, ex, _roles("in what year did [MASK] publish"), asker.catalog) == []  # names year
+    titles = parse_sql("SELECT DISTINCT p.title FROM lib.paper AS p")
+    assert dropped_measure(titles, ex, _roles("show me the papers of [MASK]"), asker.catalog) == []  # no measure
+    assert dropped_measure(years, tokens("how many papers did [MASK] publish"), _roles("papers of [MASK]"),
+                           asker.catalog) == []

@@ -28,6 +28,10 @@ classes of English words, never a word list from a test set) and the adapted SQL
   *journals* does X publish" from "in what *venues* does Y publish") and the adapted SQL returns
   both, the example's thing included, which the question never names (the mirror of
   :func:`.sides.answer_entity_mismatch`, which refuses when the question's thing is missing).
+* :func:`dropped_measure` - the example asks "how far / how long ..." and its query answers with a
+  number, the question asks for a thing ("show me the ground transportation at the X airport" from
+  "how long does the ground transportation take from the X airport") and no word of it names a
+  projected column ("distance" would name ``miles_distant``).
 * :func:`other_place` - the two questions ask different wh-places: where against when, who
   against where ("Where does X publish?" answered with the years of "When did X publish?").
   (:func:`.verify.compare_roles` refuses who / where / when against a bare phrase only.)
@@ -45,6 +49,7 @@ __all__ = [
     "REASON_CODES",
     "check_candidate",
     "dropped_grouping",
+    "dropped_measure",
     "dropped_negation",
     "extra_answer_entity",
     "findings",
@@ -61,6 +66,7 @@ REASON_CODES = {
     "which its query reads as": "dropped column words",
     "stand side by side": "value direction",
     "which your question does not ask for": "answer entity",
+    "its query answers with a measure": "answer kind",
 }
 
 #: switches (benchmarks turn one rule off at a time)
@@ -70,6 +76,7 @@ PLACE = True
 COLUMN_WORDS = True
 NEIGHBOURS = True
 ENTITY = True
+MEASURE = True
 
 #: Words that turn a comparison into its negation in SQL (closed classes of English): negations ("not",
 #: "outside", "besides", "other") and restrictions or universals that a query checks through the
@@ -257,6 +264,32 @@ def extra_answer_entity(tree: exp.Expression, example_masked: str, new_masked: s
             "which your question does not ask for"]
 
 
+_NOT_MEASURES = frozenset("many much do does did can could is are was were will would should shall may might "
+                          "about come to".split())
+
+
+def dropped_measure(tree: exp.Expression, example_words: Sequence[str], new: Any, catalog: Any) -> list[str]:
+    """See module doc. ``new``: :class:`sqlgenie.inference.verify.Roles`."""
+    from sqlgenie.inference.counterparts import _numeric_answer
+    from sqlgenie.inference.precision import answer_items
+
+    ex = list(example_words)
+    asked = next((ex[k + 1] for k in range(len(ex) - 1) if ex[k] == "how" and ex[k + 1] not in _NOT_MEASURES
+                  and ex[k + 1].isalpha()), None)
+    if asked is None or "how" in new.words or asked in new.words or not new.heads:
+        return []
+    if _numeric_answer(tree, catalog) is not True:
+        return []
+    answer = answer_items(tree)
+    if answer is None:
+        return []
+    parts = {p for e in answer[0] for c in e.find_all(exp.Column) for p in c.name.lower().split("_") if len(p) > 2}
+    if any(len(w) > 3 and any(w[:5] == p[:5] for p in parts) for w in new.words):
+        return []  # "what is the distance": a word of the question names the projected column
+    return [f"the example asks how {asked} and its query answers with a measure; your question asks for "
+            f"{new.heads[0]}, not how {asked}"]
+
+
 def _places(words: Sequence[str]) -> set[str]:
     return {_PLACES[w] for w in words if w in _PLACES}
 
@@ -293,6 +326,8 @@ def findings(adapted: Any, example_masked: str, example_spans: Sequence[Any], ne
         yield "value direction", moved_neighbours(example_masked, example_spans, new_masked, new_spans, adapted.pairs)
     if ENTITY:
         yield "answer entity", extra_answer_entity(tree, example_masked, new_masked, ex_roles, new_roles, catalog)
+    if MEASURE:
+        yield "answer kind", dropped_measure(tree, ex_roles.words, new_roles, catalog)
     if COLUMN_WORDS:
         yield "dropped column words", dropped_column_words(tree, ex_roles.words, new_roles.words, catalog, group)
 
