@@ -10,7 +10,9 @@ seed-3 records of scholar once refused exact matches reached the nearest example
 :func:`drop` removes such a table: its alias is referenced by exactly one column left in the query,
 inside a top-level ``a.x = b.y`` conjunct of the outer WHERE, and it is joined without ON/USING
 (the comma joins of the bank's SQL) — then that conjunct and the table go. Anything else (the
-table still read elsewhere, an explicit JOIN ... ON, a subquery) is left as it was.
+table still read elsewhere, an explicit JOIN ... ON, a subquery) is left as it was. The table at
+the other end of the removed conjunct is then tried the same way (``CHAINS``): a link table such as
+``paperkeyphrase`` that joined ``keyphrase`` to ``paper`` for the dropped keyphrase goes too.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ __all__ = ["ENABLED", "drop"]
 
 #: Off: the reduced example keeps every table (A/B measurements).
 ENABLED = True
+#: Off: only the dropped filter's own table goes, not a link table that joined only it (issue 13, matchu:
+#: "2014 papers" from "semantic parsing 2016 papers" kept ``paperkeyphrase``).
+CHAINS = True
 
 
 def _eq_conjunct(col: exp.Column, root: exp.Select) -> exp.EQ | None:
@@ -43,7 +48,9 @@ def drop(tree: exp.Expression, aliases: Iterable[str]) -> list[str]:
     from sqlgenie.inference.verify import _remove_conjunct
 
     removed: list[str] = []
-    for alias in {a for a in aliases if a}:
+    queue = sorted({a for a in aliases if a})
+    while queue:
+        alias = queue.pop(0)
         tables = [t for t in tree.find_all(exp.Table) if t.alias_or_name == alias]
         if len(tables) != 1:
             continue
@@ -67,6 +74,9 @@ def drop(tree: exp.Expression, aliases: Iterable[str]) -> list[str]:
             join.set("this", first.this)
         else:
             continue
+        partner = eq.expression if eq.this is cols[0] else eq.this
         _remove_conjunct(eq)
         removed.append(alias)
+        if CHAINS and partner.table and partner.table not in removed and partner.table not in queue:
+            queue.append(partner.table)  # a link table (paperkeyphrase) joined only to the table that went
     return removed

@@ -43,7 +43,7 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups
+from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups, unasked_parts
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -639,6 +639,9 @@ class Asker:
             counterparts.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, asked.text,
                                          asked.spans, catalog=self.catalog, schema_word=self._schema_word,
                                          group=license, constants=const_words)  # matchs's refusals
+            unasked_parts.check_candidate(adapted, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
+                                          schema_word=self._schema_word, catalog=self.catalog,
+                                          group=license)  # what only the example asks (matchu)
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
                 if not outcomes:
                     return None, None, failures + [f"example #{ex.id}: " + "; ".join(adapted.unaccounted)]
