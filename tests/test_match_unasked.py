@@ -38,7 +38,7 @@ def _years(a: str) -> str:
 BANK = [
     ("how many papers did Dan Klein publish each year ?", _per_year("Dan Klein")),
     ("number of papers Ray Mooney published per year", _per_year("Ray Mooney")),
-    ("how many papers does Mirella Lapata publish outside of ACL ?", _outside("Mirella Lapata", "ACL")),
+    ("how many papers does Mirella Lapata publish besides ACL ?", _outside("Mirella Lapata", "ACL")),  # "outside" / "not": adapt's NOT cue refuses first
     ("how many papers did Dan Klein publish not in NAACL ?", _outside("Dan Klein", "NAACL")),
     ("When did Ray Mooney publish ?", _years("Ray Mooney")),
     ("in which years did Mirella Lapata publish ?", _years("Mirella Lapata")),

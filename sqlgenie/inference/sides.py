@@ -398,6 +398,27 @@ def _projected_entities(tree: exp.Expression, tables: Sequence[str]) -> set[str]
     return out
 
 
+def answer_tables(tree: exp.Expression, example_masked: str, new_masked: str, a: str, b: str,
+                  catalog: Any) -> tuple[str, str, set[str], list[str]] | None:
+    """The tables the two answer heads ``a`` (example) and ``b`` (asked) name, the entities the
+    query projects and the schema's table names; ``None`` when the heads are not both nouns of
+    their answer phrase or do not name two different tables. Shared by :func:`answer_entity_mismatch`
+    and :func:`sqlgenie.inference.unasked_parts.extra_answer_entity`."""
+    from sqlgenie.inference.verify import tokens
+
+    for head, masked in ((a, example_masked), (b, new_masked)):  # a noun as written ("papers"), not a verb's
+        words = tokens(masked)  # lemma ("written" -> write), before the question's first value (the answer
+        first = words.index(_MASK) if _MASK in words else len(words)  # phrase; "airlines serving X airport")
+        if not any(_singular(t) == head for t in words[:first]):
+            return None
+    schemas = {t.db.lower() for t in tree.find_all(exp.Table) if t.db}
+    names = [t.name.lower() for t in catalog.tables if not schemas or t.schema.lower() in schemas]
+    ta, tb = _word_table(a, names), _word_table(b, names)
+    if ta is None or tb is None or ta == tb:
+        return None
+    return ta, tb, _projected_entities(tree, names), names
+
+
 def answer_entity_mismatch(tree: exp.Expression, example_masked: str, new_masked: str, ex_classes: Sequence[str],
                            new_classes: Sequence[str], schema_word: Any, catalog: Any) -> list[str]:
     """See module doc."""
@@ -412,19 +433,10 @@ def answer_entity_mismatch(tree: exp.Expression, example_masked: str, new_masked
     a, b = ex_roles.heads[0], new_roles.heads[0]
     if a == b:
         return []
-    from sqlgenie.inference.verify import tokens
-
-    for head, masked in ((a, example_masked), (b, new_masked)):  # a noun as written ("papers"), not a verb's
-        words = tokens(masked)  # lemma ("written" -> write), before the question's first value (the answer
-        first = words.index(_MASK) if _MASK in words else len(words)  # phrase; "airlines serving X airport")
-        if not any(_singular(t) == head for t in words[:first]):
-            return []
-    schemas = {t.db.lower() for t in tree.find_all(exp.Table) if t.db}
-    names = [t.name.lower() for t in catalog.tables if not schemas or t.schema.lower() in schemas]
-    ta, tb = _word_table(a, names), _word_table(b, names)
-    if ta is None or tb is None or ta == tb:
+    found = answer_tables(tree, example_masked, new_masked, a, b, catalog)
+    if found is None:
         return []
-    shown = _projected_entities(tree, names)
+    ta, tb, shown, _ = found
     if not shown or ta not in shown or tb in shown:
         return []
     return [f"your question is about {b} ({tb} rows), but the example asks for {a} and its query returns "

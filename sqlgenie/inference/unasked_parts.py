@@ -237,7 +237,7 @@ def moved_neighbours(example_masked: str, example_spans: Sequence[Any], new_mask
 def extra_answer_entity(tree: exp.Expression, example_masked: str, new_masked: str, example: Any, new: Any,
                         catalog: Any) -> list[str]:
     """See module doc. ``example`` / ``new``: :class:`sqlgenie.inference.verify.Roles`."""
-    from sqlgenie.inference.sides import _MASK, _projected_entities, _singular, _word_table
+    from sqlgenie.inference.sides import _word_table, answer_tables
     from sqlgenie.inference.verify import tokens
 
     if catalog is None or not example.heads or not new.heads or example.count or new.count:
@@ -245,17 +245,10 @@ def extra_answer_entity(tree: exp.Expression, example_masked: str, new_masked: s
     a, b = example.heads[0], new.heads[0]
     if a == b:
         return []
-    for head, masked in ((a, example_masked), (b, new_masked)):  # nouns as written, in the answer phrase
-        words = tokens(masked)
-        first = words.index(_MASK) if _MASK in words else len(words)
-        if not any(_singular(t) == head for t in words[:first]):
-            return []
-    schemas = {t.db.lower() for t in tree.find_all(exp.Table) if t.db}
-    names = [t.name.lower() for t in catalog.tables if not schemas or t.schema.lower() in schemas]
-    ta, tb = _word_table(a, names), _word_table(b, names)
-    if ta is None or tb is None or ta == tb:
+    found = answer_tables(tree, example_masked, new_masked, a, b, catalog)
+    if found is None:
         return []
-    shown = _projected_entities(tree, names)
+    ta, tb, shown, names = found
     if not shown or ta not in shown or tb not in shown:
         return []
     if any(_word_table(w, names) == ta for w in tokens(new_masked)):
