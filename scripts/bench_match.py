@@ -16,9 +16,9 @@ Per set: ``questions``, ``answered``, ``precision``, ``coverage`` (all test
 questions), ``coverage_seen``, ``novel_questions``, ``wrong_novel``,
 ``wrong_novel_rate``, ``undecided``, ``refusals``; on templated sets also the test-suite
 check of the undecided answers (:mod:`sqlgenie.eval.test_suite`): ``correct_seen`` (exact,
-the counterpart of ``coverage_seen_suite``: seen questions answered right), ``undecided_equivalent``,
+the counterpart of ``right_seen_rate_suite``: seen questions answered right), ``undecided_equivalent``,
 ``undecided_distinguished``, ``undecided_suite_failed``, ``precision_suite``,
-``coverage_seen_suite``, ``wrong_novel_suite``, ``wrong_novel_rate_suite``, ``suite_ms``;
+``right_seen_rate_suite``, ``wrong_novel_suite``, ``wrong_novel_rate_suite``, ``suite_ms``;
 and ``bank_hit_p50_ms``: median
 ask time of the questions the match route answered, in the warm evaluating process
 (retrieval, adaptation, verification, autocorrection, execution and query log);
@@ -44,7 +44,7 @@ SPIDER_TARGETS = {"precision": 0.97, "coverage": 0.58}
 BANK_HIT_P50_MS = 15.0
 #: The test-suite check's keys (templated sets): the exact keys above are unchanged.
 SUITE_KEYS = ("correct_seen", "undecided_equivalent", "undecided_distinguished", "undecided_suite_failed", "undecided_unexercised", "correct_suite",
-              "precision_suite", "coverage_seen_suite", "wrong_novel_suite", "wrong_novel_rate_suite", "suite_ms")
+              "precision_suite", "right_seen_rate_suite", "wrong_novel_suite", "wrong_novel_rate_suite", "suite_ms")
 
 
 def _median(values: list[float]) -> float | None:

@@ -115,7 +115,7 @@ def test_undecided_answers_are_told_apart_or_called_equivalent(settings, suite_f
     assert s["correct"] == 0 and s["precision"] == 0.0 and s["undecided"] == 2
     assert s["undecided_equivalent"] == 1 and s["undecided_distinguished"] == 1 and s["undecided_suite_failed"] == 0
     assert s["correct_suite"] == 1 and s["precision_suite"] == 0.5
-    assert s["coverage_seen_suite"] == 0.5 and s["wrong_novel_suite"] == 0 and s["wrong_novel_rate_suite"] == 0.0
+    assert s["right_seen_rate_suite"] == 0.5 and s["wrong_novel_suite"] == 0 and s["wrong_novel_rate_suite"] == 0.0
     assert s["suite_ms"] > 0
 
 

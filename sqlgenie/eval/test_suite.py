@@ -154,7 +154,7 @@ def suite_check(distinguisher: Any, answer_sql: str, golds: Sequence[str]) -> di
 def suite_summary(answered: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]],
                   novel: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Summary keys next to the exact metric's: an answer is right by the test suite
-    when it is exact or its undecided SQL came out ``equivalent``. ``coverage_seen_suite``
+    when it is exact or its undecided SQL came out ``equivalent``. ``right_seen_rate_suite``
     is the share of seen questions answered *right* by that measure (``coverage_seen``
     counts every answer, right or not, so it has no suite version; its exact
     counterpart is ``correct_seen`` / ``seen_questions``)."""
@@ -174,7 +174,7 @@ def suite_summary(answered: Sequence[dict[str, Any]], seen: Sequence[dict[str, A
         "undecided_unexercised": sum(1 for r in undecided if verdict(r) == "unexercised"),
         "correct_suite": sum(1 for r in answered if right(r)),
         "precision_suite": round(sum(1 for r in answered if right(r)) / len(answered), 4) if answered else 0.0,
-        "coverage_seen_suite": round(sum(1 for r in seen if r.get("answered") and right(r)) / len(seen), 4)
+        "right_seen_rate_suite": round(sum(1 for r in seen if r.get("answered") and right(r)) / len(seen), 4)
         if seen else 0.0,
         "wrong_novel_suite": wrong_novel,
         "wrong_novel_rate_suite": round(wrong_novel / len(novel), 4) if novel else 0.0,

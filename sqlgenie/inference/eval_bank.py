@@ -24,7 +24,7 @@ test-suite check (:mod:`sqlgenie.eval.test_suite`, ``suite=False`` to skip it) t
 runs it against the gold variants on small key-respecting databases, records its
 verdict in ``suite`` and adds ``undecided_equivalent``, ``undecided_distinguished``,
 ``undecided_suite_failed`` (of which ``undecided_unexercised``), ``correct_suite``, ``precision_suite``,
-``coverage_seen_suite``, ``wrong_novel_suite``, ``wrong_novel_rate_suite`` and
+``right_seen_rate_suite``, ``wrong_novel_suite``, ``wrong_novel_rate_suite`` and
 ``suite_ms`` to the summary (the exact keys are unchanged).
 
 Splits for development: ``python -m sqlgenie.inference.eval_bank split --dataset
