@@ -58,7 +58,8 @@ from typing import Any, Sequence
 from sqlgenie.inference.adapt import Span, question_diff
 
 __all__ = ["DEPTH", "ENABLED", "EXTRA", "REASON_CODES", "added_words", "asked_differently", "companion_constants", "extension",
-           "fallback", "fits", "reason_code", "removed_schema_words", "stricter_license"]
+           "fallback", "fits", "reason_code", "removed_schema_words", "stricter_license",
+           "unlicensed_removals"]
 
 #: Off: the match route tries only the usual pool (A/B measurements).
 ENABLED = True
@@ -186,9 +187,15 @@ def removed_schema_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:
     if ex_masked.key == new_masked.key:
         return []
     removed = [w for w in question_diff(ex_masked.text, new_masked.text).removed if asker._schema_word(w)]
+    return unlicensed_removals(asker, cand, new_masked.text, removed)
+
+
+def unlicensed_removals(asker: Any, cand: Any, new_text: str, removed: list[str]) -> list[str]:
+    """``removed`` (words the candidate's question says and the question does not), unless the
+    candidate's group licenses dropping all of them (another paraphrase of its query lacks them)."""
     if not removed:
         return []
-    license = _license(asker, cand, new_masked.text)
+    license = _license(asker, cand, new_text)
     if license is not None and license.removed_ok(set(removed)):
         return []
     return removed

@@ -37,7 +37,7 @@ def dropped_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:
     """Content words and meaning classes the candidate's question says and the asked question does
     not, that no other paraphrase of its query drops as well."""
     from sqlgenie.inference.adapt import _CUE_OF, _tokens, question_diff
-    from sqlgenie.inference.deeper import _license
+    from sqlgenie.inference.deeper import unlicensed_removals
     from sqlgenie.inference.deeper_words import stem
     from sqlgenie.inference.verify import lemma
 
@@ -51,12 +51,7 @@ def dropped_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:
     ex_cues = {_CUE_OF[w] for w in _tokens(ex_masked.text) if w in _CUE_OF}
     new_cues = {_CUE_OF[w] for w in _tokens(new_masked.text) if w in _CUE_OF}
     removed += sorted(ex_cues - new_cues)
-    if not removed:
-        return []
-    license = _license(asker, cand, new_masked.text)
-    if license is not None and license.removed_ok(set(removed)):
-        return []
-    return removed
+    return unlicensed_removals(asker, cand, new_masked.text, removed)
 
 
 def unsaid_constants(asker: Any, cand: Any) -> list[str]:
