@@ -80,19 +80,14 @@ def fold_case(sql: str) -> str:
     ``'ATLANTA'`` and ``'Atlanta'``). Both queries of a pair are folded the same way, so
     the built databases judge structure, not the case of a constant."""
     import sqlglot
-    from sqlglot import exp
+
+    from sqlgenie.autocorrect.base import lower_string_literal
 
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
     except Exception:
         return sql
-
-    def lower(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Literal) and node.is_string and node.this != node.this.lower():
-            return exp.Literal.string(node.this.lower())
-        return node
-
-    return tree.transform(lower).sql(dialect="postgres")
+    return tree.transform(lower_string_literal).sql(dialect="postgres")
 
 
 def _evidence(ev: dict[str, Any], gold_index: int, limit: bool) -> dict[str, Any]:

@@ -57,6 +57,7 @@ from typing import Any, Iterable, Sequence
 import sqlglot
 from sqlglot import exp
 
+from sqlgenie.autocorrect.base import lower_string_literal
 from sqlgenie.errors import InputError
 
 TEXT2SQL_SETS = ("advising", "atis", "scholar", "academic", "yelp", "imdb")
@@ -449,8 +450,7 @@ def canonical_sql(sql: str, dialect: str = "postgres") -> str:
         select.set("expressions", [e.this if isinstance(e, exp.Alias) else e for e in select.expressions])
 
     def rewrite(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Literal) and node.is_string and node.this != node.this.lower():
-            return exp.Literal.string(node.this.lower())
+        node = lower_string_literal(node)
         if isinstance(node, exp.EQ) and isinstance(node.this, exp.Column) and isinstance(node.expression, exp.Column):
             a, b = node.this.sql(), node.expression.sql()
             if b < a:

@@ -372,6 +372,7 @@ class Distinguisher:
                ) -> dict[tuple[str, str], list[Any]]:
         cached = self._cached_values(tables)
         pools: dict[tuple[str, str], list[Any]] = {}
+        self._named = {}
         for q, t in tables.items():
             for c in t.columns:
                 named = list(self.linked.get(f"{q}.{c.name}".lower(), []))
@@ -383,8 +384,9 @@ class Distinguisher:
                 raw += [v for v, _share in c.common_values[:CACHED_PER_COLUMN]]
                 raw += [v for v in (c.min_value, c.max_value) if v is not None]
                 pools[(q, c.name)] = _typed_pool(c, raw, named)
-                self._named[(q, c.name)] = [v for v in _typed_pool(c, named, []) if _named_text(v) in
-                                            {_named_text(x) for x in named}] if named else []
+                if self.focus and named:  # the queries' own constants, typed (not the pool's extras)
+                    texts = {_named_text(x) for x in named}
+                    self._named[(q, c.name)] = [v for v in _typed_pool(c, named, []) if _named_text(v) in texts]
         return pools
 
     def _generate(self, tables: dict[str, _Table], order: list[str], pools: dict[tuple[str, str], list[Any]],

@@ -57,6 +57,8 @@ from typing import Any, Iterator, Sequence
 
 from sqlglot import exp
 
+from sqlgenie.inference.refusals import code_of, refuse_first
+
 __all__ = [
     "REASON_CODES",
     "added_constants",
@@ -111,10 +113,7 @@ _TEMPORAL = frozenset("year years date dates time times day days month months se
 
 
 def reason_code(reason: str) -> str | None:
-    for phrase, code in REASON_CODES.items():
-        if phrase in reason:
-            return code
-    return None
+    return code_of(reason, REASON_CODES)
 
 
 _WH_FIRST = frozenset("what which who whom whose where when how".split())
@@ -623,10 +622,5 @@ def check_candidate(adapted: Any, example_sql: str, example_masked: str, example
     """Run this module's refusals on one verified adaptation (changed in place like
     :func:`sqlgenie.inference.precision.check_candidate`): the first rule that finds a
     reason refuses it. Returns ``adapted``."""
-    if adapted is None or not adapted.ok or adapted.tree is None:
-        return adapted
-    for _rule, reasons in findings(adapted, example_sql, example_masked, example_spans, new_masked, new_spans,
-                                   catalog=catalog, schema_word=schema_word, group=group, constants=constants):
-        if reasons:
-            return adapted.refuse(reasons)
-    return adapted
+    return refuse_first(adapted, findings(adapted, example_sql, example_masked, example_spans, new_masked, new_spans,
+                                          catalog=catalog, schema_word=schema_word, group=group, constants=constants))

@@ -56,6 +56,7 @@ import itertools
 from typing import Any, Sequence
 
 from sqlgenie.inference.adapt import Span, question_diff
+from sqlgenie.inference.refusals import code_of
 
 __all__ = ["DEPTH", "ENABLED", "EXTRA", "REASON_CODES", "added_words", "asked_differently", "companion_constants", "extension",
            "fallback", "fits", "reason_code", "removed_schema_words", "stricter_license",
@@ -79,10 +80,7 @@ REASON_CODES = {
 
 
 def reason_code(reason: str) -> str | None:
-    for phrase, code in REASON_CODES.items():
-        if phrase in reason:
-            return code
-    return None
+    return code_of(reason, REASON_CODES)
 
 
 def _counts(spans: Sequence[Span]) -> tuple[int, int, int]:

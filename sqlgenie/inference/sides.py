@@ -46,6 +46,7 @@ from typing import Any, Sequence
 from sqlglot import exp
 
 from sqlgenie.inference.adapt import Span, _singular, align, collect_slots, norm_text, unbound_slots
+from sqlgenie.inference.refusals import code_of
 
 __all__ = [
     "REASON_CODES",
@@ -75,10 +76,7 @@ NEXT_WORD = False  # the word right after a value: tried, not kept ("X on AC" le
 
 
 def reason_code(reason: str) -> str | None:
-    for phrase, code in REASON_CODES.items():
-        if phrase in reason:
-            return code
-    return None
+    return code_of(reason, REASON_CODES)
 
 
 # --------------------------------------------------------------------------- value sides

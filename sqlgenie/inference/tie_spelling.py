@@ -30,7 +30,7 @@ ENABLED = True
 
 def _folded(sql: str) -> str | None:
     from example_bank.skeleton import normalize_sql
-    from sqlgenie.autocorrect.base import parse_sql
+    from sqlgenie.autocorrect.base import lower_string_literal, parse_sql
 
     try:
         tree = parse_sql(sql)
@@ -38,12 +38,10 @@ def _folded(sql: str) -> str | None:
         return None
 
     def fold(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Literal) and node.is_string:
-            return exp.Literal.string(node.this.lower())
         if isinstance(node, exp.In) and node.expressions and all(isinstance(e, exp.Literal) for e in node.expressions):
             items = sorted((fold(e) for e in node.expressions), key=lambda e: (e.is_string, e.this))  # no order
             return exp.In(this=node.this.copy(), expressions=items)
-        return node
+        return lower_string_literal(node)
 
     try:
         return normalize_sql(tree.transform(fold))

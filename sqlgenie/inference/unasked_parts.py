@@ -45,6 +45,8 @@ from typing import Any, Iterator, Sequence
 
 from sqlglot import exp
 
+from sqlgenie.inference.refusals import code_of, refuse_first
+
 __all__ = [
     "REASON_CODES",
     "check_candidate",
@@ -90,10 +92,7 @@ _PLACES = {"who": "who", "whom": "who", "where": "where", "when": "when"}  # not
 
 
 def reason_code(reason: str) -> str | None:
-    for phrase, code in REASON_CODES.items():
-        if phrase in reason:
-            return code
-    return None
+    return code_of(reason, REASON_CODES)
 
 
 def _negating(words: Sequence[str], yes_no: bool = False) -> list[str]:
@@ -331,10 +330,5 @@ def check_candidate(adapted: Any, example_masked: str, example_spans: Sequence[A
     """Run this module's refusals on one verified adaptation (changed in place, like
     :func:`sqlgenie.inference.counterparts.check_candidate`): the first rule that finds a
     reason refuses it. Returns ``adapted``."""
-    if adapted is None or not adapted.ok or adapted.tree is None:
-        return adapted
-    for _rule, reasons in findings(adapted, example_masked, example_spans, new_masked, new_spans,
-                                   schema_word=schema_word, catalog=catalog, group=group):
-        if reasons:
-            return adapted.refuse(reasons)
-    return adapted
+    return refuse_first(adapted, findings(adapted, example_masked, example_spans, new_masked, new_spans,
+                                          schema_word=schema_word, catalog=catalog, group=group))
