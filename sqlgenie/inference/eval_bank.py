@@ -52,6 +52,7 @@ from sqlglot import exp
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.inference.counterparts import REASON_CODES as COUNTERPARTS_CODES
 from sqlgenie.inference.unasked_parts import REASON_CODES as UNASKED_CODES
+from sqlgenie.inference.unclear_answers import REASON_CODES as UNCLEAR_CODES
 from sqlgenie.errors import InputError, SqlGenieError
 from sqlgenie.eval.datasets import Dataset, Question, SpiderDataset
 from sqlgenie.eval.gold import TranspileError
@@ -404,6 +405,7 @@ def _reason_bucket(reason: str) -> str:
         ("which other examples turn into a condition", "dropped condition"),
         *COUNTERPARTS_CODES.items(),
         *UNASKED_CODES.items(),
+        *UNCLEAR_CODES.items(),
     ):
         if key in text:
             return label

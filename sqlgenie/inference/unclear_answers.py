@@ -1,0 +1,122 @@
+"""Unclear answers: refusals for an adapted query whose reading no bank can settle (issue 13,
+helper spider9).
+
+After the gold errors were read apart (:mod:`sqlgenie.eval.gold_literals`), the wrong answers left
+on the Spider dev paraphrase splits (designed on seeds 3 and 4, confirmed on 0, 1, 2) were
+mostly of two kinds that no comparison of the two questions can see, because the example says
+the same thing as the question:
+
+* :func:`ambiguous_any` - "a population *smaller than any* country in Asia". After a comparative,
+  "any" reads two ways: smaller than every one (``< (SELECT MIN ...)``) or than at least one
+  (``< (SELECT MAX ...)``). People, and Spider's own annotators, use both: of the six "than any"
+  questions of Spider dev, the golds of two paraphrase pairs read them differently, and the 13 of
+  Spider train split about evenly. The example's reading is therefore no evidence of the
+  question's; the query is refused, with a sentence asking for "every" or "at least one". "Than
+  all" / "than every" are not ambiguous and pass.
+* :func:`star_over_join` - the query returns ``*`` over joined tables: every column of each
+  table, the join keys twice. Some bank golds say ``SELECT *`` for "which countries ...", and an
+  adapted copy answers a question about one thing with the columns of two tables (the paired
+  gold, or a person, wants the countries' names). ``SELECT *`` from one table ("show all
+  information about ...") passes.
+
+Each rule has a switch for A/B runs; every refusal is a sentence and :data:`REASON_CODES` gives
+its ``reason_code``. The rules only refuse: they never change a query.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from sqlglot import exp
+
+from sqlgenie.inference.refusals import code_of, refuse_first
+from sqlgenie.inference.verify import tokens
+
+__all__ = ["REASON_CODES", "ambiguous_any", "check_candidate", "findings", "reason_code", "star_over_join"]
+
+#: reason_code of each refusal of this module, by a phrase of its sentence.
+REASON_CODES = {
+    "which can mean than every one": "ambiguous any",
+    "every column of the joined tables": "star over join",
+}
+
+#: switches (benchmarks turn one rule off at a time)
+ANY = True
+STAR = True
+
+#: words that may stand between "than" and "any" ("than that of any", "than those of any")
+_THAN_FILLERS = frozenset({"that", "those", "of", "the", "ones"})
+
+
+def reason_code(reason: str) -> str | None:
+    return code_of(reason, REASON_CODES)
+
+
+def _than_any(words: list[str]) -> bool:
+    """"than any" after a comparative, with "that of" / "those of" between them."""
+    for i, w in enumerate(words):
+        if w != "than":
+            continue
+        j = i + 1
+        while j < len(words) and words[j] in _THAN_FILLERS:
+            j += 1
+        if j < len(words) and words[j] == "any":
+            return True
+    return False
+
+
+def _extreme_comparison(tree: exp.Expression) -> bool:
+    """A comparison with a subquery that reads a quantifier: ``x < (SELECT MIN/MAX(...))``,
+    ``x < ANY (...)`` or ``x < ALL (...)``."""
+    for cmp in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE):
+        for side in (cmp.this, cmp.expression):
+            if isinstance(side, (exp.Any, exp.All)):
+                return True
+            if isinstance(side, exp.Subquery) and isinstance(side.this, exp.Select):
+                if any(e.find(exp.Max, exp.Min) for e in side.this.expressions):
+                    return True
+    return False
+
+
+def ambiguous_any(tree: exp.Expression, question_text: str) -> list[str]:
+    """See module doc."""
+    if tree is None or not _than_any(tokens(question_text)) or not _extreme_comparison(tree):
+        return []
+    return ["your question says 'than any', which can mean than every one or than at least one "
+            "(people, and verified examples, read it both ways); ask with 'than every' or 'than at least one'"]
+
+
+def _source_tables(select: exp.Select) -> int:
+    from_ = select.args.get("from_") or select.args.get("from")
+    n = len(from_.expressions) if from_ is not None and from_.expressions else (1 if from_ is not None else 0)
+    return n + len(select.args.get("joins") or [])
+
+
+def star_over_join(tree: exp.Expression) -> list[str]:
+    """See module doc."""
+    if tree is None:
+        return []
+    for select in tree.find_all(exp.Select):
+        if not isinstance(select.parent, (exp.Union, exp.Intersect, exp.Except)) and select is not tree:
+            continue  # a star inside EXISTS (SELECT * ...) or a derived table returns nothing to the user
+        star = any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+                   for e in select.expressions)
+        if star and _source_tables(select) > 1:
+            return ["the example's query returns every column of the joined tables (SELECT *), "
+                    "not the things your question asks for"]
+    return []
+
+
+def findings(adapted: Any, new_masked: str) -> Iterator[tuple[str, list[str]]]:
+    """(rule, reasons) of every switched-on rule, lazily, in the order they are tried."""
+    tree = adapted.tree
+    if ANY:
+        yield "ambiguous any", ambiguous_any(tree, new_masked)
+    if STAR:
+        yield "star over join", star_over_join(tree)
+
+
+def check_candidate(adapted: Any, new_masked: str) -> Any:
+    """Run this module's refusals on one verified adaptation (changed in place, like
+    :func:`sqlgenie.inference.unasked_parts.check_candidate`). Returns ``adapted``."""
+    return refuse_first(adapted, findings(adapted, new_masked))
