@@ -642,7 +642,7 @@ class Asker:
             unasked_parts.check_candidate(adapted, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                           schema_word=self._schema_word, catalog=self.catalog,
                                           group=license)  # what only the example asks (matchu)
-            unclear_answers.check_candidate(adapted, asked.text)  # "than any", SELECT * over a join (spider9)
+            unclear_answers.check_candidate(adapted, asked.text, retrieval.question)  # spider9: "than any", SELECT *, listed items
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
                 if not outcomes:
                     return None, None, failures + [f"example #{ex.id}: " + "; ".join(adapted.unaccounted)]

@@ -18,6 +18,12 @@ the same thing as the question:
   adapted copy answers a question about one thing with the columns of two tables (the paired
   gold, or a person, wants the countries' names). ``SELECT *`` from one table ("show all
   information about ...") passes.
+* :func:`unreturned_items` - a question that ends with a request listing what to return ("How many
+  models does each maker produce? *List maker full name, id and the number.*") answered by an
+  example whose request listed fewer things ("Only list the count and the maker full name."): the
+  adapted query returns fewer columns than the things asked for. Items are read off the last
+  sentence only when it starts with a request verb (list, show, give, return, find, display),
+  split on commas and "and"; a question without such a sentence is never refused here.
 
 Each rule has a switch for A/B runs; every refusal is a sentence and :data:`REASON_CODES` gives
 its ``reason_code``. The rules only refuse: they never change a query.
@@ -25,6 +31,7 @@ its ``reason_code``. The rules only refuse: they never change a query.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 from sqlglot import exp
@@ -32,17 +39,20 @@ from sqlglot import exp
 from sqlgenie.inference.refusals import code_of, refuse_first
 from sqlgenie.inference.verify import tokens
 
-__all__ = ["REASON_CODES", "ambiguous_any", "check_candidate", "findings", "reason_code", "star_over_join"]
+__all__ = ["REASON_CODES", "ambiguous_any", "check_candidate", "findings", "reason_code", "requested_items",
+           "star_over_join", "unreturned_items"]
 
 #: reason_code of each refusal of this module, by a phrase of its sentence.
 REASON_CODES = {
     "which can mean than every one": "ambiguous any",
     "every column of the joined tables": "star over join",
+    "things to return": "unreturned items",
 }
 
 #: switches (benchmarks turn one rule off at a time)
 ANY = True
 STAR = True
+ITEMS = True
 
 #: words that may stand between "than" and "any" ("than that of any", "than those of any")
 _THAN_FILLERS = frozenset({"that", "those", "of", "the", "ones"})
@@ -107,16 +117,67 @@ def star_over_join(tree: exp.Expression) -> list[str]:
     return []
 
 
-def findings(adapted: Any, new_masked: str) -> Iterator[tuple[str, list[str]]]:
+#: verbs that open a request sentence listing what to return
+_REQUEST_VERBS = frozenset({"list", "show", "give", "return", "find", "display"})
+_SENTENCE_END = re.compile(r"[?.!](?:\s+|$)")
+_ITEM_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+
+
+def requested_items(question: str) -> list[str] | None:
+    """The things a question's last sentence asks to return ("List the id, role and email." ->
+    ``["the id", "role", "email"]``), or None when the question has no such request sentence
+    after another sentence (only then is what to return spelled out item by item)."""
+    sentences = [s.strip() for s in _SENTENCE_END.split(question) if s.strip()]
+    if len(sentences) < 2:
+        return None
+    words = sentences[-1].lower().split()
+    while words and words[0] in ("only", "please", "and", "also"):
+        words = words[1:]
+    if not words or words[0] not in _REQUEST_VERBS:
+        return None
+    words = words[1:]
+    while words and words[0] in ("me", "us", "only", "also"):
+        words = words[1:]
+    items = [part for part in _ITEM_SPLIT.split(" ".join(words)) if part.strip()]
+    return items or None
+
+
+def _output_columns(tree: exp.Expression) -> int | None:
+    """How many columns the query returns (None for ``*``: as many as the tables have)."""
+    node = tree
+    while isinstance(node, (exp.Union, exp.Intersect, exp.Except)):
+        node = node.this
+    if not isinstance(node, exp.Select):
+        return None
+    if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+           for e in node.expressions):
+        return None
+    return len(node.expressions)
+
+
+def unreturned_items(tree: exp.Expression, question: str) -> list[str]:
+    """See module doc."""
+    items = requested_items(question) if tree is not None else None
+    columns = _output_columns(tree) if items else None
+    if not items or columns is None or len(items) <= columns:
+        return []
+    return [f"your question lists {len(items)} things to return ({', '.join(items)}) and the example's query "
+            f"returns {columns} column{'s' if columns != 1 else ''}"]
+
+
+def findings(adapted: Any, new_masked: str, question: str | None = None) -> Iterator[tuple[str, list[str]]]:
     """(rule, reasons) of every switched-on rule, lazily, in the order they are tried."""
     tree = adapted.tree
     if ANY:
         yield "ambiguous any", ambiguous_any(tree, new_masked)
     if STAR:
         yield "star over join", star_over_join(tree)
+    if ITEMS and question:
+        yield "unreturned items", unreturned_items(tree, question)
 
 
-def check_candidate(adapted: Any, new_masked: str) -> Any:
+def check_candidate(adapted: Any, new_masked: str, question: str | None = None) -> Any:
     """Run this module's refusals on one verified adaptation (changed in place, like
-    :func:`sqlgenie.inference.unasked_parts.check_candidate`). Returns ``adapted``."""
-    return refuse_first(adapted, findings(adapted, new_masked))
+    :func:`sqlgenie.inference.unasked_parts.check_candidate`); ``question``: the question as
+    asked (its sentences and punctuation). Returns ``adapted``."""
+    return refuse_first(adapted, findings(adapted, new_masked, question))
