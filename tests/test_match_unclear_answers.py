@@ -13,7 +13,7 @@ from bank_fixture import onboard_with_bank
 from sqlgenie.inference import unclear_answers
 from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.unclear_answers import (ambiguous_any, reason_code, requested_items, star_over_join,
-                                                unreturned_items)
+                                                uncomputed_average, unreturned_items)
 
 CONTINENTS = ["Africa", "Asia", "Europe", "Oceania"]
 LANGUAGES = ["English", "Dutch", "French", "German", "Spanish"]
@@ -46,17 +46,23 @@ BANK = [
 ]
 
 
+AVERAGE_BANK = ("What is the maximum population and the average of all countries?",
+                # "average" read as a column (as Spider's stadium.average): the example's own error
+                "SELECT MAX(population), (ARRAY_AGG(average ORDER BY population DESC NULLS LAST))[1] FROM geo.country")
+BANK.append(AVERAGE_BANK)
+
+
 def _create_schema(conn: psycopg.Connection) -> None:
     conn.execute("CREATE SCHEMA geo")
     conn.execute("CREATE TABLE geo.country (code text PRIMARY KEY, name text NOT NULL, continent text NOT NULL,"
-                 " population integer NOT NULL, surfacearea integer NOT NULL)")
+                 " population integer NOT NULL, surfacearea integer NOT NULL, average integer NOT NULL)")
     conn.execute("CREATE TABLE geo.countrylanguage (countrycode text NOT NULL REFERENCES geo.country,"
                  " language text NOT NULL, isofficial text NOT NULL, PRIMARY KEY (countrycode, language))")
-    rows = [(f"C{i:02d}", f"Country {i}", CONTINENTS[i % 4], 1000 * (i * 37 % 101), 10 * (i * 13 % 89))
+    rows = [(f"C{i:02d}", f"Country {i}", CONTINENTS[i % 4], 1000 * (i * 37 % 101), 10 * (i * 13 % 89), i % 7)
             for i in range(40)]
     langs = [(f"C{i:02d}", LANGUAGES[(i + k) % 5], "T" if k == 0 else "F") for i in range(40) for k in range(2)]
     with conn.cursor() as cur:
-        cur.executemany("INSERT INTO geo.country VALUES (%s, %s, %s, %s, %s)", rows)
+        cur.executemany("INSERT INTO geo.country VALUES (%s, %s, %s, %s, %s, %s)", rows)
         cur.executemany("INSERT INTO geo.countrylanguage VALUES (%s, %s, %s)", langs)
     for t in ("country", "countrylanguage"):
         conn.execute(f"ANALYZE geo.{t}")
@@ -120,6 +126,13 @@ def test_fewer_columns_than_listed_items_are_refused(asker, monkeypatch):
     assert r.status == "ok", r.think and r.think.reason  # two things asked, two returned
 
 
+def test_an_average_the_query_does_not_compute_is_refused(asker, monkeypatch):
+    sql = _refused_then_answered_without(
+        asker, monkeypatch, "What is the average and maximum populations of all countries?", "AVERAGE",
+        "uncomputed average")
+    assert "AVG(" not in sql.upper()
+
+
 def test_rules_read_the_question_and_the_ast():
     tree = sqlglot.parse_one(_any("Africa", "Asia"), read="postgres")
     assert ambiguous_any(tree, "countries with a population smaller than that of any country in [MASK]")
@@ -138,3 +151,8 @@ def test_rules_read_the_question_and_the_ast():
     assert requested_items("List the id, role and email of the professionals.") is None  # no earlier sentence
     assert unreturned_items(two, "How many per language? Show me the id, role, and email.")
     assert not unreturned_items(two, "How many per language? Show me the id and the email.")
+    arr = sqlglot.parse_one(AVERAGE_BANK[1], read="postgres")
+    assert uncomputed_average(arr, "What is the average and maximum populations of all countries?")
+    assert not uncomputed_average(sqlglot.parse_one("SELECT AVG(population), MAX(population) FROM geo.country"),
+                                  "What is the average and maximum populations of all countries?")
+    assert not uncomputed_average(arr, "What is the name of the country with the highest average?")

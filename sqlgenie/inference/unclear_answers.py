@@ -24,6 +24,12 @@ the same thing as the question:
   adapted query returns fewer columns than the things asked for. Items are read off the last
   sentence only when it starts with a request verb (list, show, give, return, find, display),
   split on commas and "and"; a question without such a sentence is never refused here.
+* :func:`uncomputed_average` - the question asks for an average as a thing to return ("What is the
+  *average* and maximum capacities ...", read by :func:`sqlgenie.inference.verify.question_roles`
+  as an ``avg`` answer item) and the adapted query computes none (no ``AVG``, no division): the
+  example's query read "average" as a column of that name (``stadium.average``, the average
+  attendance). Only the average is checked: "the maximum X" is often answered by a row ordered
+  by X, which returns X itself.
 
 Each rule has a switch for A/B runs; every refusal is a sentence and :data:`REASON_CODES` gives
 its ``reason_code``. The rules only refuse: they never change a query.
@@ -37,22 +43,24 @@ from typing import Any, Iterator
 from sqlglot import exp
 
 from sqlgenie.inference.refusals import code_of, refuse_first
-from sqlgenie.inference.verify import tokens
+from sqlgenie.inference.verify import question_roles, tokens
 
 __all__ = ["REASON_CODES", "ambiguous_any", "check_candidate", "findings", "reason_code", "requested_items",
-           "star_over_join", "unreturned_items"]
+           "star_over_join", "uncomputed_average", "unreturned_items"]
 
 #: reason_code of each refusal of this module, by a phrase of its sentence.
 REASON_CODES = {
     "which can mean than every one": "ambiguous any",
     "every column of the joined tables": "star over join",
     "things to return": "unreturned items",
+    "asks for an average": "uncomputed average",
 }
 
 #: switches (benchmarks turn one rule off at a time)
 ANY = True
 STAR = True
 ITEMS = True
+AVERAGE = True
 
 #: words that may stand between "than" and "any" ("than that of any", "than those of any")
 _THAN_FILLERS = frozenset({"that", "those", "of", "the", "ones"})
@@ -165,6 +173,15 @@ def unreturned_items(tree: exp.Expression, question: str) -> list[str]:
             f"returns {columns} column{'s' if columns != 1 else ''}"]
 
 
+def uncomputed_average(tree: exp.Expression, new_masked: str) -> list[str]:
+    """See module doc."""
+    if tree is None or not any(sig.startswith("avg:") for sig in question_roles(new_masked).signature):
+        return []
+    if tree.find(exp.Avg, exp.Div) is not None:
+        return []
+    return ["your question asks for an average, which the example's query does not compute"]
+
+
 def findings(adapted: Any, new_masked: str, question: str | None = None) -> Iterator[tuple[str, list[str]]]:
     """(rule, reasons) of every switched-on rule, lazily, in the order they are tried."""
     tree = adapted.tree
@@ -174,6 +191,8 @@ def findings(adapted: Any, new_masked: str, question: str | None = None) -> Iter
         yield "star over join", star_over_join(tree)
     if ITEMS and question:
         yield "unreturned items", unreturned_items(tree, question)
+    if AVERAGE:
+        yield "uncomputed average", uncomputed_average(tree, new_masked)
 
 
 def check_candidate(adapted: Any, new_masked: str, question: str | None = None) -> Any:
