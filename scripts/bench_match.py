@@ -19,6 +19,8 @@ check of the undecided answers (:mod:`sqlgenie.eval.test_suite`): ``correct_seen
 the counterpart of ``right_seen_rate_suite``: seen questions answered right), ``undecided_equivalent``,
 ``undecided_distinguished``, ``undecided_suite_failed``, ``precision_suite``,
 ``right_seen_rate_suite``, ``wrong_novel_suite``, ``wrong_novel_rate_suite``, ``suite_ms``;
+on every set ``gold_literal_absent`` and ``precision_gold_repaired`` (:mod:`sqlgenie.eval.gold_literals`:
+a second reading against golds whose literal no row holds; ``precision`` is unchanged);
 and ``bank_hit_p50_ms``: median
 ask time of the questions the match route answered, in the warm evaluating process
 (retrieval, adaptation, verification, autocorrection, execution and query log);
