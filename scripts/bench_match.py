@@ -19,6 +19,8 @@ check of the undecided answers (:mod:`sqlgenie.eval.test_suite`): ``correct_seen
 the counterpart of ``right_seen_rate_suite``: seen questions answered right), ``undecided_equivalent``,
 ``undecided_distinguished``, ``undecided_suite_failed``, ``precision_suite``,
 ``right_seen_rate_suite``, ``wrong_novel_suite``, ``wrong_novel_rate_suite``, ``suite_ms``;
+on every set ``gold_literal_absent`` and ``precision_gold_repaired`` (:mod:`sqlgenie.eval.gold_literals`:
+a second reading against golds whose literal no row holds; ``precision`` is unchanged);
 and ``bank_hit_p50_ms``: median
 ask time of the questions the match route answered, in the warm evaluating process
 (retrieval, adaptation, verification, autocorrection, execution and query log);
@@ -59,7 +61,8 @@ def _figures(summary: dict, records: list[dict]) -> dict:
     hits = [r["ms"] for r in records if r.get("answered") and r.get("route") == "match" and "ms" in r]
     keys = ("questions", "answered", "coverage", "correct", "precision", "seen_questions", "seen_answered",
             "coverage_seen", "novel_questions", "answered_novel", "wrong_novel", "wrong_novel_rate", "undecided",
-            "refusals", "p50_ms", "metric", "gold_errors", "bank", "seconds")
+            "refusals", "p50_ms", "metric", "gold_errors", "bank", "seconds",
+            "gold_literal_absent", "precision_gold_repaired")
     out = {k: summary.get(k) for k in keys}
     out.update({k: summary[k] for k in SUITE_KEYS if k in summary})  # templated sets only
     out["coverage"] = round(out["coverage"] or 0.0, 4)
@@ -79,7 +82,7 @@ def _run(name: str, dataset, url: str, bank: Path, test: Path, work: Path, setti
             fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
     fig = _figures(result.summary, [r for r in result.records if "index" in r and "skipped" not in r])
     fig["records"] = str(work / f"{name}.jsonl")
-    print(f"[{name}] {json.dumps({k: fig[k] for k in ('questions', 'answered', 'precision', 'coverage_seen', 'wrong_novel', 'precision_suite', 'wrong_novel_suite') if k in fig})}"
+    print(f"[{name}] {json.dumps({k: fig[k] for k in ('questions', 'answered', 'precision', 'precision_gold_repaired', 'coverage_seen', 'wrong_novel', 'precision_suite', 'wrong_novel_suite') if k in fig})}"
           f" in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     return fig
 

@@ -27,6 +27,12 @@ verdict in ``suite`` and adds ``undecided_equivalent``, ``undecided_distinguishe
 ``right_seen_rate_suite``, ``wrong_novel_suite``, ``wrong_novel_rate_suite`` and
 ``suite_ms`` to the summary (the exact keys are unchanged).
 
+Gold literals in no row (:mod:`sqlgenie.eval.gold_literals`): a wrong answer is also
+scored against its gold with every string literal that no row holds replaced by the one
+stored value equal to it once trimmed and case-folded (``correct_gold_repaired``,
+``gold_literals_absent`` per record; ``gold_literal_absent`` and ``precision_gold_repaired``
+in the summary). ``precision`` is unchanged: the repaired figure is a second reading.
+
 Splits for development: ``python -m sqlgenie.inference.eval_bank split --dataset
 DIR --out DIR`` writes bank/test question files (see :func:`make_splits`).
 """
@@ -46,9 +52,11 @@ from sqlglot import exp
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.inference.counterparts import REASON_CODES as COUNTERPARTS_CODES
 from sqlgenie.inference.unasked_parts import REASON_CODES as UNASKED_CODES
+from sqlgenie.inference.unclear_answers import REASON_CODES as UNCLEAR_CODES
 from sqlgenie.errors import InputError, SqlGenieError
 from sqlgenie.eval.datasets import Dataset, Question, SpiderDataset
 from sqlgenie.eval.gold import TranspileError
+from sqlgenie.eval.gold_literals import gold_repaired_summary, repaired_verdict
 from sqlgenie.eval.test_suite import suite_summary
 from sqlgenie.eval.runners import PostgresRunner, SQLiteRunner
 from sqlgenie.eval.tasks import (
@@ -270,6 +278,8 @@ def _ask_one(dataset: Dataset, q: Question, asker: Any, pg: PostgresRunner, lite
             if rec["outcome"] == "undecided" and suite_checker is not None:
                 # the gold variants that run on the dump (one that fails there compares with nothing)
                 rec["suite"] = suite_checker(result.sql, [ref.sql for ref in refs])
+        # a second reading, separate from ``correct``: golds whose literal no row holds
+        rec.update(repaired_verdict(dataset, q, result.sql, refs, pg, correct=rec["correct"]))
     elif result.status == "error":
         rec["outcome"] = "error"
     return rec
@@ -350,6 +360,7 @@ def _summary(dataset: Dataset, records: list[dict[str, Any]], skipped: list, ban
         if novel else 0.0,
         "undecided": sum(1 for r in answered if r.get("outcome") == "undecided"),
         **(suite_summary(answered, seen, novel) if exact and suite else {}),
+        **gold_repaired_summary(answered, scored),
         "refusals": dict(refusals.most_common()),
         "ex_answered": len(correct) / len(answered) if answered else 0.0,
         "ex_overall": len(correct) / n if n else 0.0,
@@ -394,6 +405,7 @@ def _reason_bucket(reason: str) -> str:
         ("which other examples turn into a condition", "dropped condition"),
         *COUNTERPARTS_CODES.items(),
         *UNASKED_CODES.items(),
+        *UNCLEAR_CODES.items(),
     ):
         if key in text:
             return label
