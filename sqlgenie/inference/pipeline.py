@@ -43,7 +43,7 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups, unasked_parts
+from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups, unasked_parts, value_reading
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -642,6 +642,7 @@ class Asker:
             unasked_parts.check_candidate(adapted, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                           schema_word=self._schema_word, catalog=self.catalog,
                                           group=license)  # what only the example asks (matchu)
+            value_reading.check_candidate(adapted, ex.question, retrieval.question, self.retriever)  # 'DALLAS FORT WORTH'
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
                 if not outcomes:
                     return None, None, failures + [f"example #{ex.id}: " + "; ".join(adapted.unaccounted)]
