@@ -86,3 +86,17 @@ def rewrite(example_masked: Any, new_masked: Any) -> Any:
         return new_masked
     parts.append(text[pos:])
     return dataclasses.replace(new_masked, text="".join(parts))
+
+
+#: Off: only the question's "between" is read as "from ... to ..." (A/B measurements; issue 13, helper matchx).
+EXAMPLE_SIDE = True
+
+
+def rewrite_example(example_masked: Any, new_masked: Any) -> Any:
+    """The mirror of :func:`rewrite`: the *example's* "between A and B" of two text values written
+    "from A to B" when the question says "from ... to ..." and not "between" ("is there a flight
+    between BOSTON and OAKLAND with a stopover at DENVER" against "is there a flight from X to Y
+    making a stopover in Z": one template of ATIS, refused as RANGE). The same object otherwise."""
+    if not EXAMPLE_SIDE:
+        return example_masked
+    return rewrite(new_masked, example_masked)

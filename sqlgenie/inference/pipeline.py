@@ -623,6 +623,7 @@ class Asker:
             ex = cand.example
             ex_masked = self.retriever.mask(ex.question)
             asked = between_ends.rewrite(ex_masked, new_masked)  # "between A and B" as "from A to B"
+            ex_masked = between_ends.rewrite_example(ex_masked, asked)  # and the example's "between A and B"
             ex_sql, swapped = ex.sql, word_constants.rewrite(ex.sql, ex_masked, asked.text, tied_words, self.catalog)
             if swapped:  # "on wednesday" read as the question's "on friday", with the bank's constants
                 ex_sql, ex_masked = swapped[0], swapped[1]
