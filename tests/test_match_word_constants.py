@@ -82,3 +82,10 @@ def test_tied_constants_are_learned_from_the_bank(asker):
     assert [v for k, v in wed.items() if k.endswith("day_number")] == [("23",)]
     assert [v for k, v in fri.items() if k.endswith("day_number")] == [("25",)]
     assert words.tied("flights") == {}
+
+
+def test_the_questions_own_words_say_their_constants(asker):
+    words = word_constants.word_constants(asker.retriever, asker.catalog)
+    said = word_constants.said_by(words, "flights from [MASK] to [MASK] on friday")
+    assert ("day_number", "25") in said and ("day_number", "23") not in said
+    assert word_constants.said_by(words, "flights from [MASK] to [MASK] on [MASK]") == set()  # a masked day says nothing

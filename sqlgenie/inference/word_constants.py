@@ -178,3 +178,14 @@ def rewrite(example_sql: str, example_masked: Any, new_masked_text: str, words: 
     for s in swaps:
         text = re.sub(rf"\b{re.escape(s.old)}(s)?\b", s.new, text, flags=re.I)
     return tree.sql(dialect="postgres"), replace(example_masked, text=text), swaps
+
+
+def said_by(words: WordConstants | None, masked_text: str) -> set[tuple[str, str]]:
+    """``(column, number)`` pairs that the question's own words say by the bank: the constants
+    :meth:`WordConstants.tied` to any content word of ``masked_text`` ("sunday" -> ``day_number
+    27``, "evening" -> ``departure_time 1800 / 2200``). Masked values are no words here ("on a
+    THURSDAY" says no date)."""
+    if words is None:
+        return set()
+    return {(col.rsplit(".", 1)[-1], n) for w in _content(masked_text) for col, nums in words.tied(w).items()
+            for n in nums}
