@@ -64,9 +64,9 @@ def _implied(sql: str, spans: Sequence[Any], catalog: Any) -> dict[str, tuple[st
 
 
 class WordConstants:
-    """Per word, the constants the verified bank's SQL writes for it: column -> numbers, where that
-    column carries those numbers (and no value produced them) in at least :data:`MIN_SHARE` of the
-    questions saying the word. Looked up on demand, cached until the bank changes."""
+    """Per word, the constants the verified bank's SQL writes for it: column -> numbers, each of which
+    that column carries (and no value produced) in at least :data:`MIN_SHARE` of the questions saying
+    the word ("on wednesday and thursday" counts for 23 as well). Looked up on demand, cached until the bank changes."""
 
     def __init__(self, store: Any, allowed: Any, catalog: Any, stamp: Any = None) -> None:
         self.store, self.allowed, self.catalog, self.stamp = store, allowed, catalog, stamp
@@ -77,8 +77,9 @@ class WordConstants:
             return self.cache[word]
         from sqlgenie.inference.verify import verified_rows
 
-        rows = verified_rows(self.store, self.allowed, "sql, mask_spans", "masked_question ~* %s",
-                             [r"\m" + re.escape(word) + r"\M"], SAMPLE)
+        # as written, in lower case: a word in capitals is often another reading ("FRIDAY" as ``day_name``)
+        rows = verified_rows(self.store, self.allowed, "sql, mask_spans", "masked_question ~ %s",
+                             [r"\m" + re.escape(word.lower()) + r"\M"], SAMPLE)
         counts: Counter = Counter()
         uses = 0
         for sql, spans in rows:
@@ -86,12 +87,12 @@ class WordConstants:
             if found is None:
                 continue
             uses += 1
-            counts.update(found.items())
+            counts.update((col, n) for col, nums in found.items() for n in nums)  # "wednesday and thursday" has 23 too
         out: dict[str, tuple[str, ...]] = {}
         if uses >= MIN_USES:
-            for (col, consts), n in counts.items():
-                if n >= MIN_SHARE * uses:
-                    out[col] = consts
+            for (col, n), k in counts.items():
+                if k >= MIN_SHARE * uses:
+                    out[col] = tuple(sorted(out.get(col, ()) + (n,), key=_num))
         self.cache[word] = out
         return out
 
