@@ -89,3 +89,9 @@ def test_the_questions_own_words_say_their_constants(asker):
     said = word_constants.said_by(words, "flights from [MASK] to [MASK] on friday")
     assert ("day_number", "25") in said and ("day_number", "23") not in said
     assert word_constants.said_by(words, "flights from [MASK] to [MASK] on [MASK]") == set()  # a masked day says nothing
+
+
+def test_a_word_in_capitals_is_not_read_with_the_lower_case_constants(asker):
+    # the bank's constants are those of "friday" as written in lower case
+    r = asker.ask("flights from DENVER to PITTSBURGH on FRIDAY", route="match")
+    assert r.status == "refused" or "25" not in (r.sql or ""), r.sql

@@ -120,10 +120,14 @@ class Swap:
 
 
 def _content(masked_text: str) -> list[str]:
+    """Content words written in lower case (as :meth:`WordConstants.tied` counts them: "TUESDAY" in
+    capitals is another reading of the day on ATIS)."""
     from sqlgenie.inference.adapt import _CUE_OF, _STOP, _tokens
 
+    written = set(re.findall(r"[a-z0-9']+", masked_text))
     return [w for w in dict.fromkeys(_tokens(masked_text))
-            if w not in _STOP and w not in _CUE_OF and len(w) > 2 and w.isalpha()]
+            if w not in _STOP and w not in _CUE_OF and len(w) > 2 and w.isalpha()
+            and (w in written or w + "s" in written)]
 
 
 def rewrite(example_sql: str, example_masked: Any, new_masked_text: str, words: WordConstants | None,
