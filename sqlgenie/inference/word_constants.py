@@ -142,6 +142,8 @@ def rewrite(example_sql: str, example_masked: Any, new_masked_text: str, words: 
     added = [w for w in mine if w not in set(theirs)]
     if not removed or not added:
         return None
+    if not any(words.tied(w) for w in removed) or not any(words.tied(w) for w in added):
+        return None  # the common case, from the cache: no SQL parsed
     present = _implied(example_sql, example_masked.spans, catalog)
     if not present:
         return None
