@@ -51,6 +51,7 @@ def asker(air):
 
 
 def test_the_examples_between_is_read_as_from_to(asker, monkeypatch):
+    monkeypatch.setattr(between_ends, "EXAMPLE_SIDE", True)
     question = "is there a flight from PITTSBURGH to BOSTON"
     r = asker.ask(question, route="match")
     assert r.status == "ok", r.think and r.think.reason

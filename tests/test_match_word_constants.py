@@ -61,6 +61,7 @@ def asker(air):
 
 
 def test_a_day_word_is_read_with_the_banks_constants(asker, monkeypatch):
+    monkeypatch.setattr(word_constants, "ENABLED", True)
     question = "flights from DENVER to PITTSBURGH on friday"
     r = asker.ask(question, route="match")
     assert r.status == "ok", r.think and r.think.reason
@@ -70,7 +71,8 @@ def test_a_day_word_is_read_with_the_banks_constants(asker, monkeypatch):
     assert r.status == "refused", r.sql
 
 
-def test_a_word_the_bank_does_not_tie_is_not_swapped(asker):
+def test_a_word_the_bank_does_not_tie_is_not_swapped(asker, monkeypatch):
+    monkeypatch.setattr(word_constants, "ENABLED", True)
     # "tomorrow" is written as no constant in the bank: the example's day stays a refusal
     r = asker.ask("flights from DENVER to PITTSBURGH tomorrow", route="match")
     assert r.status == "refused", r.sql
@@ -91,7 +93,8 @@ def test_the_questions_own_words_say_their_constants(asker):
     assert word_constants.said_by(words, "flights from [MASK] to [MASK] on [MASK]") == set()  # a masked day says nothing
 
 
-def test_a_word_in_capitals_is_not_read_with_the_lower_case_constants(asker):
+def test_a_word_in_capitals_is_not_read_with_the_lower_case_constants(asker, monkeypatch):
+    monkeypatch.setattr(word_constants, "ENABLED", True)
     # the bank's constants are those of "friday" as written in lower case
     r = asker.ask("flights from DENVER to PITTSBURGH on FRIDAY", route="match")
     assert r.status == "refused" or "25" not in (r.sql or ""), r.sql
