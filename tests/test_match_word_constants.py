@@ -98,3 +98,20 @@ def test_a_word_in_capitals_is_not_read_with_the_lower_case_constants(asker, mon
     # the bank's constants are those of "friday" as written in lower case
     r = asker.ask("flights from DENVER to PITTSBURGH on FRIDAY", route="match")
     assert r.status == "refused" or "25" not in (r.sql or ""), r.sql
+
+
+def test_worded_apart_counts_the_constants_the_questions_words_say(asker, monkeypatch):
+    from types import SimpleNamespace
+
+    from sqlgenie.inference import worded_apart
+
+    q, sql = BANK[2]  # "how many flights leave PITTSBURGH on wednesday": day_number = 23, no value says it
+    row = asker.store.execute("SELECT id FROM sqlgenie.bank_examples WHERE question = %s", (q,)).fetchone()
+    cand = SimpleNamespace(example=SimpleNamespace(id=row[0], question=q, sql=sql, skeleton="",
+                                                   spans=asker.retriever.mask(q).spans))
+    retrieval = asker.retriever.retrieve("how many flights leave DALLAS on wednesday", k=1, threshold=0.0)
+    assert worded_apart.unsaid_constants(asker, cand)  # the example's date is no value of its question
+    monkeypatch.setattr(worded_apart, "SAID_CONSTANTS", True)
+    assert worded_apart.allowed(asker, retrieval, cand) is None  # ... but the asked "wednesday" says it
+    monkeypatch.setattr(worded_apart, "SAID_CONSTANTS", False)
+    assert "no value of its question says" in (worded_apart.allowed(asker, retrieval, cand) or "")
