@@ -53,6 +53,7 @@ from sqlgenie.config import Settings, get_settings
 from sqlgenie.inference.counterparts import REASON_CODES as COUNTERPARTS_CODES
 from sqlgenie.inference.unasked_parts import REASON_CODES as UNASKED_CODES
 from sqlgenie.inference.unclear_answers import REASON_CODES as UNCLEAR_CODES
+from sqlgenie.inference.value_reading import REASON_CODES as VALUE_READING_CODES
 from sqlgenie.errors import InputError, SqlGenieError
 from sqlgenie.eval.datasets import Dataset, Question, SpiderDataset
 from sqlgenie.eval.gold import TranspileError
@@ -406,6 +407,7 @@ def _reason_bucket(reason: str) -> str:
         *COUNTERPARTS_CODES.items(),
         *UNASKED_CODES.items(),
         *UNCLEAR_CODES.items(),
+        *VALUE_READING_CODES.items(),
     ):
         if key in text:
             return label

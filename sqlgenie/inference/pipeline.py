@@ -43,7 +43,8 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups, unasked_parts, unclear_answers
+from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups, unasked_parts
+from sqlgenie.inference import unclear_answers, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -618,31 +619,39 @@ class Asker:
         side_words = sides.value_sides(self.retriever, self.catalog)  # words the bank ties to one side of a join
         const_words = sides.constant_words(self.retriever, self.catalog)  # words the bank ties to constants
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
+        tied_words = word_constants.word_constants(self.retriever, self.catalog)  # words the bank writes as numbers
         for cand, group in grouped:
             ex = cand.example
             ex_masked = self.retriever.mask(ex.question)
             asked = between_ends.rewrite(ex_masked, new_masked)  # "between A and B" as "from A to B"
+            ex_masked = between_ends.rewrite_example(ex_masked, asked)  # and the example's "between A and B"
+            ex_sql, swapped = ex.sql, word_constants.rewrite(ex.sql, ex_masked, asked.text, tied_words, self.catalog)
+            if swapped:  # "on wednesday" read as the question's "on friday", with the bank's constants
+                ex_sql, ex_masked = swapped[0], swapped[1]
             exact = ex_masked.key == asked.key
             license = None if exact or group is None else group.license(ex.id, asked.text)
             adapted = adapt_verified(  # adapt, then verify the structure (issue 13)
-                ex.sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
+                ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                 question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
                 similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
                 group=license,
             )
             precision.check_candidate(adapted, ex_masked.text, asked.text, asked.spans, retrieval.question,
                                       catalog=self.catalog, modifiers=modifiers, schema_word=self._schema_word)
-            sides.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
+            sides.check_candidate(adapted, ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                   retrieval.question, catalog=self.catalog, sides=side_words,
                                   schema_word=self._schema_word, constants=const_words)  # matchq's refusals
             before = (adapted.ok and adapted.confidence >= self.min_confidence, adapted.sql)
-            counterparts.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, asked.text,
+            counterparts.check_candidate(adapted, ex_sql, ex_masked.text, ex_masked.spans, asked.text,
                                          asked.spans, catalog=self.catalog, schema_word=self._schema_word,
                                          group=license, constants=const_words)  # matchs's refusals
             unasked_parts.check_candidate(adapted, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                           schema_word=self._schema_word, catalog=self.catalog,
                                           group=license)  # what only the example asks (matchu)
             unclear_answers.check_candidate(adapted, asked.text, retrieval.question)  # spider9: "than any", SELECT *, listed items
+            value_reading.check_candidate(adapted, ex.question, retrieval.question, self.retriever)  # 'DALLAS FORT WORTH'
+            if swapped and adapted.ok:
+                adapted.notes.extend(sw.note() for sw in swapped[2])
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
                 if not outcomes:
                     return None, None, failures + [f"example #{ex.id}: " + "; ".join(adapted.unaccounted)]

@@ -28,9 +28,11 @@ from typing import Any
 
 __all__ = ["ENABLED", "allowed", "dropped_words", "unsaid_constants"]
 
-#: Off (the default: on ATIS seed 5 it added 2 wrong answers on novel questions, see docs/benchmarks.md
-#: "After matchv"): the deeper path stays shut whenever a nearest example fits the values (matchr's gate).
-ENABLED = False
+#: On (issue 13, helper matchx): with ``value_reading`` refusing the DALLAS FORT WORTH answers that made
+#: matchv switch it off, and :data:`SAID_CONSTANTS`, it added right answers on ATIS seeds 7, 8, 0 and scholar
+#: seed 0 and no wrong answer on a novel question (docs/benchmarks.md, "After matchx"). Off: the deeper path
+#: stays shut whenever a nearest example fits the values (matchr's gate).
+ENABLED = True
 
 
 def dropped_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:
@@ -71,9 +73,20 @@ def unsaid_constants(asker: Any, cand: Any) -> list[str]:
             if s.index not in bound and s.context in ("compare", "like") and s.column]
 
 
+#: The asked question's own words account for the constants the bank writes for them ("sunday" ->
+#: ``day_number 27``; :func:`sqlgenie.inference.word_constants.said_by`; issue 13, helper matchx).
+SAID_CONSTANTS = True
+
+
 def allowed(asker: Any, retrieval: Any, cand: Any) -> str | None:
     """Why a deeper candidate reached past a fitting nearest example does not answer (None: it may)."""
     implied = unsaid_constants(asker, cand)
+    if implied and SAID_CONSTANTS:
+        from sqlgenie.inference import word_constants
+
+        said = word_constants.said_by(word_constants.word_constants(asker.retriever, asker.catalog),
+                                      retrieval.masked.text)
+        implied = [c for c in implied if tuple(c.split(" ", 1)) not in said]
     if implied:
         return (f"example #{cand.example.id} verifies but is not among the nearest examples, a nearer example "
                 f"fits your values, and its SQL compares with {', '.join(implied)}, which no value of its question says")

@@ -1,0 +1,62 @@
+"""The example's "between A and B" of two text values read as "from A to B" against a question that
+says "from ... to ..." (sqlgenie/inference/between_ends.py ``rewrite_example``; issue 13, helper
+matchx), on a real PostgreSQL with the real MiniLM model."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from bank_fixture import onboard_with_bank
+
+from sqlgenie.inference import between_ends
+from sqlgenie.inference.pipeline import Asker
+
+CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS"]
+_ROUTE = "FROM air.flight AS f, air.city AS a, air.city AS b WHERE f.from_city = a.city_code AND f.to_city = b.city_code"
+
+
+def _route(x: str, y: str) -> str:
+    return f"SELECT DISTINCT f.flight_id {_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}'"
+
+
+BANK = [
+    ("is there a flight between BOSTON and DENVER", _route("BOSTON", "DENVER")),
+    ("is there a flight between ATLANTA and DALLAS", _route("ATLANTA", "DALLAS")),
+]
+
+
+def _create_schema(conn: psycopg.Connection) -> None:
+    conn.execute("CREATE SCHEMA air")
+    conn.execute("CREATE TABLE air.city (city_code text PRIMARY KEY, city_name text NOT NULL)")
+    conn.execute("CREATE TABLE air.flight (flight_id integer PRIMARY KEY, from_city text NOT NULL REFERENCES air.city,"
+                 " to_city text NOT NULL REFERENCES air.city)")
+    codes = [f"C{i}" for i in range(len(CITIES))]
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO air.city VALUES (%s, %s)", list(zip(codes, CITIES)))
+        cur.executemany("INSERT INTO air.flight VALUES (%s, %s, %s)",
+                        [(i, codes[i % 5], codes[(i * 3 + 1) % 5]) for i in range(1, 61)])
+    for t in ("city", "flight"):
+        conn.execute(f"ANALYZE air.{t}")
+
+
+@pytest.fixture(scope="module")
+def air(module_db_url):
+    return onboard_with_bank(module_db_url, "air", _create_schema, BANK, measure_indexes=False, top_values=10)
+
+
+@pytest.fixture(scope="module")
+def asker(air):
+    with Asker.open(air, provider=None, log=False) as a:
+        yield a
+
+
+def test_the_examples_between_is_read_as_from_to(asker, monkeypatch):
+    monkeypatch.setattr(between_ends, "EXAMPLE_SIDE", True)
+    question = "is there a flight from PITTSBURGH to BOSTON"
+    r = asker.ask(question, route="match")
+    assert r.status == "ok", r.think and r.think.reason
+    sql = r.sql.upper()
+    assert sql.index("'PITTSBURGH'") < sql.index("'BOSTON'") and "A.CITY_NAME = 'PITTSBURGH'" in sql, r.sql
+    monkeypatch.setattr(between_ends, "EXAMPLE_SIDE", False)  # "between" against "from ... to": RANGE
+    r = asker.ask(question, route="match")
+    assert r.status == "refused", r.sql

@@ -1,0 +1,100 @@
+"""Match route refusal of sqlgenie/inference/value_reading.py (issue 13, helper matchx) on a real
+PostgreSQL with the real MiniLM model: a value of several words ("DALLAS FORT WORTH") that adaptation
+puts into the example's SQL as one constant, where the verified examples that say it compare its
+parts ('DALLAS', 'FORT WORTH')."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from bank_fixture import onboard_with_bank
+
+from sqlgenie.autocorrect.base import parse_sql
+from sqlgenie.inference import value_reading
+from sqlgenie.inference.eval_bank import _reason_bucket
+from sqlgenie.inference.pipeline import Asker
+from sqlgenie.inference.value_reading import reason_code, split_readings
+
+CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS", "FORT WORTH", "DALLAS FORT WORTH"]
+
+_ROUTE = ("FROM air.flight AS f, air.city AS a, air.city AS b "
+          "WHERE f.from_city = a.city_code AND f.to_city = b.city_code")
+
+
+def _between(x: str, y: str) -> str:
+    return f"SELECT DISTINCT f.flight_id {_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}'"
+
+
+def _count_from_dfw(y: str) -> str:
+    return (f"SELECT COUNT(DISTINCT f.flight_id) {_ROUTE} AND (a.city_name = 'DALLAS' OR a.city_name = 'FORT WORTH')"
+            f" AND b.city_name = '{y}'")
+
+
+BANK = [
+    ("flights from BOSTON to DENVER", _between("BOSTON", "DENVER")),
+    ("flights from ATLANTA to PITTSBURGH", _between("ATLANTA", "PITTSBURGH")),
+    ("how many flights go from DALLAS FORT WORTH to BOSTON", _count_from_dfw("BOSTON")),
+    ("count the flights leaving DALLAS FORT WORTH for DENVER", _count_from_dfw("DENVER")),
+    ("number of flights out of DALLAS FORT WORTH into ATLANTA", _count_from_dfw("ATLANTA")),
+]
+
+
+def _create_schema(conn: psycopg.Connection) -> None:
+    conn.execute("CREATE SCHEMA air")
+    conn.execute("CREATE TABLE air.city (city_code text PRIMARY KEY, city_name text NOT NULL)")
+    conn.execute("CREATE TABLE air.flight (flight_id integer PRIMARY KEY, from_city text NOT NULL REFERENCES air.city,"
+                 " to_city text NOT NULL REFERENCES air.city)")
+    codes = [f"C{i}" for i in range(len(CITIES))]
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO air.city VALUES (%s, %s)", list(zip(codes, CITIES)))
+        cur.executemany("INSERT INTO air.flight VALUES (%s, %s, %s)",
+                        [(i, codes[i % 7], codes[(i * 3 + 1) % 7]) for i in range(1, 61)])
+    for t in ("city", "flight"):
+        conn.execute(f"ANALYZE air.{t}")
+
+
+@pytest.fixture(scope="module")
+def air(module_db_url):
+    return onboard_with_bank(module_db_url, "air", _create_schema, BANK, measure_indexes=False, top_values=10)
+
+
+@pytest.fixture(scope="module")
+def asker(air):
+    with Asker.open(air, provider=None, log=False) as a:
+        yield a
+
+
+def test_a_value_the_bank_reads_as_its_parts_is_refused(asker, monkeypatch):
+    r = asker.ask("flights from DENVER to PITTSBURGH", route="match")
+    assert r.status == "ok", r.think and r.think.reason  # the plain route answers
+    question = "flights from DALLAS FORT WORTH to DENVER"
+    r = asker.ask(question, route="match")
+    assert r.status == "refused", r.sql
+    reason = r.think.reason if r.think else r.message
+    assert "'DALLAS' and 'FORT WORTH'" in reason and _reason_bucket(reason) == "value reading", reason
+    monkeypatch.setattr(value_reading, "ENABLED", False)  # the refusal is this rule's
+    r = asker.ask(question, route="match")
+    assert r.status == "ok" and "DALLAS FORT WORTH" in r.sql.upper(), r.think and r.think.reason
+
+
+class _Readings:
+    def __init__(self, table):
+        self.table = table
+
+    def reading(self, value):
+        return self.table.get(value, (0, 0, 0, ()))
+
+
+def test_split_readings_needs_the_bank_to_read_the_parts():
+    tree = parse_sql(_between("DALLAS FORT WORTH", "DENVER"))
+    q, ex = "flights from DALLAS FORT WORTH to DENVER", "flights from BOSTON to DENVER"
+    parts = _Readings({"dallas fort worth": (26, 7, 19, ("dallas", "fort worth"))})
+    found = split_readings(tree, ex, q, parts)
+    assert found and reason_code(found[0]) == "value reading"
+    # read as one constant as often as not, or too rarely said: no refusal
+    assert split_readings(tree, ex, q, _Readings({"dallas fort worth": (10, 5, 5, ("dallas",))})) == []
+    assert split_readings(tree, ex, q, _Readings({"dallas fort worth": (2, 0, 2, ("dallas",))})) == []
+    # the example's own question says the value: copied with the example, not put in by adaptation
+    assert split_readings(tree, "flights from DALLAS FORT WORTH to BOSTON", q, parts) == []
+    # one-word values are never split
+    assert split_readings(parse_sql(_between("BOSTON", "DENVER")), ex, "flights from BOSTON to DENVER", parts) == []
