@@ -202,8 +202,9 @@ def test_failures_are_reported_and_scratch_schemas_dropped(shop):
 
 
 BANK = [
-    # a wrong pair: the average is asked, the maximum is computed
-    ("Average order amount of customers in Boston",
+    # a wrong pair: a typical amount is asked, the maximum is computed (no word of the question says
+    # "average", so the unclear-answers refusal of an uncomputed average does not catch it)
+    ("Typical order amount of customers in Boston",
      "SELECT max(o.amount) AS avg_amount FROM shop.orders o JOIN shop.customers c ON c.id = o.customer_id"
      " WHERE c.city = 'Boston'"),
     ("How many orders were delivered?", "SELECT count(*) AS orders FROM shop.orders WHERE status = 'delivered'"),
@@ -223,7 +224,7 @@ def test_regeneration_review_item_carries_the_distinguishing_evidence(shop):
     assert not report.rejected, report.rejected
     asker = Asker(settings, provider=None)
     try:
-        question = "Average order amount of customers in Chicago"
+        question = "Typical order amount of customers in Chicago"
         answer = asker.ask(question)
         assert answer.id and "max(" in (answer.sql or "").lower()
         right = ("SELECT avg(o.amount) AS avg_amount FROM shop.orders o JOIN shop.customers c"
