@@ -46,6 +46,7 @@ from sqlglot import exp
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.inference.counterparts import REASON_CODES as COUNTERPARTS_CODES
 from sqlgenie.inference.unasked_parts import REASON_CODES as UNASKED_CODES
+from sqlgenie.inference.other_query import REASON_CODES as OTHER_QUERY_CODES
 from sqlgenie.errors import InputError, SqlGenieError
 from sqlgenie.eval.datasets import Dataset, Question, SpiderDataset
 from sqlgenie.eval.gold import TranspileError
@@ -394,6 +395,7 @@ def _reason_bucket(reason: str) -> str:
         ("which other examples turn into a condition", "dropped condition"),
         *COUNTERPARTS_CODES.items(),
         *UNASKED_CODES.items(),
+        *OTHER_QUERY_CODES.items(),
     ):
         if key in text:
             return label

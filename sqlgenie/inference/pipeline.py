@@ -43,7 +43,7 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups, unasked_parts
+from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -617,6 +617,7 @@ class Asker:
         grouped = groups.candidates(self.retriever, self.catalog, pool, new_masked)  # paraphrases of one query
         side_words = sides.value_sides(self.retriever, self.catalog)  # words the bank ties to one side of a join
         const_words = sides.constant_words(self.retriever, self.catalog)  # words the bank ties to constants
+        place_words = other_query.value_columns(self.retriever, self.catalog)  # words the bank ties to a column
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         for cand, group in grouped:
             ex = cand.example
@@ -642,6 +643,9 @@ class Asker:
             unasked_parts.check_candidate(adapted, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                           schema_word=self._schema_word, catalog=self.catalog,
                                           group=license)  # what only the example asks (matchu)
+            other_query.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
+                                        catalog=self.catalog, group=license,
+                                        columns=place_words)  # another query, worded close (matchw)
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
                 if not outcomes:
                     return None, None, failures + [f"example #{ex.id}: " + "; ".join(adapted.unaccounted)]
