@@ -60,7 +60,7 @@ REASON_CODES = {
 TIME_FOR_THING = True
 SUPERLATIVE = True
 RELATION = True
-PLACE = False  # tried, not kept: the value cache already puts a value in its column ("papers on ImageNet": a dataset)
+PLACE = True
 
 _TEMPORAL = frozenset("year years date dates time times day days month months semester semesters term terms "
                       "quarter hour hours week weeks when".split())
@@ -291,6 +291,26 @@ def _span_columns(sql: str, spans: Sequence[Any], catalog: Any) -> list[frozense
 
 
 _COLUMNS_CACHE: dict[tuple, list[frozenset[str]] | None] = {}
+_ARTICLES = frozenset({"the", "a", "an"})
+
+
+def _prev_words(masked: str, n: int) -> list[frozenset[str]] | None:
+    """Per value of ``masked``: ``prev:<word>`` for the word right before it (articles skipped; none
+    when another value stands there: in "at SIGMOD 2000" the word is SIGMOD's, not the year's);
+    None when the masks do not line up with ``n`` spans."""
+    from sqlgenie.inference.verify import tokens
+
+    words = tokens(masked)
+    masks = [k for k, w in enumerate(words) if w == "#"]
+    if len(masks) != n:
+        return None
+    out = []
+    for k in masks:
+        j = k - 1
+        while j >= 0 and words[j] in _ARTICLES:
+            j -= 1
+        out.append(frozenset({"prev:" + words[j]}) if j >= 0 and words[j][0].isalpha() else frozenset())
+    return out
 
 
 class ValueColumns:
@@ -314,7 +334,6 @@ class ValueColumns:
         import re
         from collections import Counter
 
-        from sqlgenie.inference.sides import value_features
         from sqlgenie.inference.verify import verified_rows
 
         word = feature.split(":", 1)[1]
@@ -324,7 +343,7 @@ class ValueColumns:
         uses, columns = 0, Counter()
         for masked, spans, sql in rows:
             spans = spans or []
-            feats = value_features(masked, len(spans))
+            feats = _prev_words(masked, len(spans))
             per_span = _span_columns(sql, spans, self.catalog) if feats is not None else None
             if per_span is None or len(per_span) != len(feats):
                 continue
@@ -358,24 +377,24 @@ class _LazyColumns:
         return self._model.marks(feature) if self._model is not None else frozenset()
 
 
-def value_columns(retriever: Any, catalog: Any) -> Any:
+def value_places(retriever: Any, catalog: Any) -> Any:
     """The words-to-columns model of the retriever's scope, looked up lazily (see :class:`ValueColumns`)."""
     return _LazyColumns(retriever, catalog)
 
 
 def value_place(example_sql: str, example_masked: str, example_spans: Sequence[Any], new_masked: str,
                 new_spans: Sequence[Any], pairs: Sequence[tuple[str, str]] | None, model: Any,
-                catalog: Any) -> list[str]:
+                catalog: Any, holders: Any = None) -> list[str]:
     """See module doc: a text value the question puts after a word that the bank ties to one
     column (\u2265 80 %, \u2265 3 uses), where the example's counterpart has another word and its
     query compares the value with another column ("papers published *at* SIGMOD" from "papers
-    written *on* question answering": a venue, not a keyphrase)."""
-    from sqlgenie.inference.sides import value_features
-
+    written *on* question answering": a venue, not a keyphrase). Only for a value that the value
+    cache (``holders(text) -> {"schema.table.column"}``) finds in that column too: a value one
+    column holds is placed by the cache ("papers on ImageNet" is a dataset whatever "on" says)."""
     if model is None:
         return []
-    ex_feats = value_features(example_masked, len(example_spans))
-    new_feats = value_features(new_masked, len(new_spans))
+    ex_feats = _prev_words(example_masked, len(example_spans))
+    new_feats = _prev_words(new_masked, len(new_spans))
     pairing = _pairing(example_spans, new_spans, pairs)
     if ex_feats is None or new_feats is None or not pairing:
         return []
@@ -390,6 +409,9 @@ def value_place(example_sql: str, example_masked: str, example_spans: Sequence[A
             if not marked or marked & per_span[i]:
                 continue
             value = Span.of(new_spans[j]).text
+            held = {".".join(c.lower().split(".")[-2:]) for c in (holders(value) if holders is not None else ())}
+            if not (held & marked):
+                continue  # the value is not one of the marked column's: the word cannot move it there
             return [f"your question has \u201c{feature[5:]}\u201d before {value!r}, which in the examples puts a "
                     f"value in {sorted(marked)[0]}, but this example's query puts {value!r} in "
                     f"{sorted(per_span[i])[0]}"]
@@ -400,8 +422,8 @@ def value_place(example_sql: str, example_masked: str, example_spans: Sequence[A
 
 
 def findings(adapted: Any, example_sql: str, example_masked: str, example_spans: Sequence[Any], new_masked: str,
-             new_spans: Sequence[Any], *, catalog: Any = None, group: Any = None, columns: Any = None
-             ) -> Iterator[tuple[str, list[str]]]:
+             new_spans: Sequence[Any], *, catalog: Any = None, group: Any = None, columns: Any = None,
+             holders: Any = None) -> Iterator[tuple[str, list[str]]]:
     """(rule, reasons) of every switched-on rule, lazily, in the order they are tried."""
     from sqlgenie.inference.verify import tokens
 
@@ -418,14 +440,14 @@ def findings(adapted: Any, example_sql: str, example_masked: str, example_spans:
                                                       getattr(adapted, "pairs", None), catalog)
     if PLACE:
         yield "value place", value_place(example_sql, example_masked, example_spans, new_masked, new_spans,
-                                         getattr(adapted, "pairs", None), columns, catalog)
+                                         getattr(adapted, "pairs", None), columns, catalog, holders)
 
 
 def check_candidate(adapted: Any, example_sql: str, example_masked: str, example_spans: Sequence[Any],
                     new_masked: str, new_spans: Sequence[Any], *, catalog: Any = None, group: Any = None,
-                    columns: Any = None) -> Any:
+                    columns: Any = None, holders: Any = None) -> Any:
     """Run this module's refusals on one verified adaptation (changed in place, like
     :func:`sqlgenie.inference.unasked_parts.check_candidate`): the first rule that finds a
     reason refuses it. Returns ``adapted``."""
     return refuse_first(adapted, findings(adapted, example_sql, example_masked, example_spans, new_masked, new_spans,
-                                          catalog=catalog, group=group, columns=columns))
+                                          catalog=catalog, group=group, columns=columns, holders=holders))

@@ -617,7 +617,7 @@ class Asker:
         grouped = groups.candidates(self.retriever, self.catalog, pool, new_masked)  # paraphrases of one query
         side_words = sides.value_sides(self.retriever, self.catalog)  # words the bank ties to one side of a join
         const_words = sides.constant_words(self.retriever, self.catalog)  # words the bank ties to constants
-        place_words = other_query.value_columns(self.retriever, self.catalog)  # words the bank ties to a column
+        place_words = other_query.value_places(self.retriever, self.catalog)  # words the bank ties to a column
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         for cand, group in grouped:
             ex = cand.example
@@ -645,7 +645,7 @@ class Asker:
                                           group=license)  # what only the example asks (matchu)
             other_query.check_candidate(adapted, ex.sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                         catalog=self.catalog, group=license,
-                                        columns=place_words)  # another query, worded close (matchw)
+                                        columns=place_words, holders=self.value_columns)  # another query (matchw)
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
                 if not outcomes:
                     return None, None, failures + [f"example #{ex.id}: " + "; ".join(adapted.unaccounted)]
