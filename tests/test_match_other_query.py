@@ -19,6 +19,8 @@ from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.verify import tokens
 
 AUTHORS = ["Dan Klein", "Ray Mooney", "Mirella Lapata", "Percy Liang"]
+VENUES = ["ACL", "EMNLP", "SIGMOD", "NAACL"]
+TOPICS = ["parsing", "question answering", "SIGMOD", "semantic parsing"]  # "SIGMOD" names a venue and a topic
 
 _FROM = "FROM lib.author AS a, lib.writes AS w, lib.paper AS p WHERE w.authorid = a.authorid AND p.paperid = w.paperid"
 
@@ -33,7 +35,23 @@ def _cited_by(a: str) -> str:
             "GROUP BY c.citedpaperid ORDER BY n DESC")
 
 
+def _at_venue(v: str, y: int) -> str:
+    return (f"SELECT DISTINCT p.paperid FROM lib.paper AS p, lib.venue AS v WHERE v.venueid = p.venueid "
+            f"AND v.venuename = '{v}' AND p.year = {y}")
+
+
+def _on_topic(k: str, y: int) -> str:
+    return ("SELECT DISTINCT p.paperid FROM lib.keyphrase AS k, lib.paper AS p, lib.paperkeyphrase AS pk "
+            f"WHERE k.keyphrasename = '{k}' AND pk.keyphraseid = k.keyphraseid AND p.paperid = pk.paperid "
+            f"AND p.year = {y}")
+
+
 BANK = [
+    ("How many papers were at ACL 2014 ?", _at_venue("ACL", 2014).replace("DISTINCT p.paperid", "COUNT(p.paperid)")),
+    ("papers published at EMNLP in 2012", _at_venue("EMNLP", 2012)),
+    ("which papers appeared at SIGMOD 2013 ?", _at_venue("SIGMOD", 2013)),
+    ("What papers were written on parsing in 2014 ?", _on_topic("parsing", 2014)),
+    ("papers on question answering in 2011", _on_topic("question answering", 2011)),
     ("When was the last time Dan Klein published a paper ?", _last_year("Dan Klein")),
     ("when did Ray Mooney last publish a paper ?", _last_year("Ray Mooney")),
     ("which papers has Mirella Lapata cited the most ?", _cited_by("Mirella Lapata")),
@@ -44,19 +62,27 @@ BANK = [
 def _create_schema(conn: psycopg.Connection) -> None:
     conn.execute("CREATE SCHEMA lib")
     conn.execute("CREATE TABLE lib.author (authorid integer PRIMARY KEY, authorname text NOT NULL)")
-    conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL)")
+    conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
+    conn.execute("CREATE TABLE lib.keyphrase (keyphraseid integer PRIMARY KEY, keyphrasename text NOT NULL)")
+    conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
+                 " venueid integer NOT NULL REFERENCES lib.venue)")
+    conn.execute("CREATE TABLE lib.paperkeyphrase (paperid integer NOT NULL REFERENCES lib.paper,"
+                 " keyphraseid integer NOT NULL REFERENCES lib.keyphrase, PRIMARY KEY (paperid, keyphraseid))")
     conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
                  " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
     conn.execute("CREATE TABLE lib.cite (citingpaperid integer NOT NULL REFERENCES lib.paper,"
                  " citedpaperid integer NOT NULL REFERENCES lib.paper, PRIMARY KEY (citingpaperid, citedpaperid))")
     with conn.cursor() as cur:
         cur.executemany("INSERT INTO lib.author VALUES (%s, %s)", list(enumerate(AUTHORS, 1)))
-        cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s)",
-                        [(i, f"paper {i}", 2010 + i % 6) for i in range(1, 41)])
+        cur.executemany("INSERT INTO lib.venue VALUES (%s, %s)", list(enumerate(VENUES, 1)))
+        cur.executemany("INSERT INTO lib.keyphrase VALUES (%s, %s)", list(enumerate(TOPICS, 1)))
+        cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
+                        [(i, f"paper {i}", 2010 + i % 6, 1 + i % len(VENUES)) for i in range(1, 41)])
+        cur.executemany("INSERT INTO lib.paperkeyphrase VALUES (%s, %s)", [(i, 1 + i % len(TOPICS)) for i in range(1, 41)])
         cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
         cur.executemany("INSERT INTO lib.cite VALUES (%s, %s)",
                         sorted({(i, 1 + (i * 7) % 40) for i in range(1, 41) if (i * 7) % 40 + 1 != i}))
-    for t in ("author", "paper", "writes", "cite"):
+    for t in ("author", "venue", "keyphrase", "paper", "paperkeyphrase", "writes", "cite"):
         conn.execute(f"ANALYZE lib.{t}")
 
 
@@ -172,3 +198,28 @@ def test_reversed_relation_needs_a_table_of_two_roles(lib, module_db_url):
     # a table read without a second reference to one table: no direction to read
     writes = parse_sql(f"SELECT p.paperid {_FROM} AND a.authorname = 'x'")
     assert two_role_tables(writes, catalog) == {}
+
+
+def test_a_word_before_a_value_two_columns_hold(asker):
+    """"papers published *at* SIGMOD in 2000" from "papers written *on* parsing in 2014": SIGMOD is a
+    venue and a topic; "at" puts a value in the venue in every example, the example's query puts it
+    in the topic."""
+    from sqlgenie.inference.other_query import value_place, value_places
+
+    model = value_places(asker.retriever, asker.catalog)
+    assert model.marks("prev:at") == {"venue.venuename"}
+    ex = [Span(0, 1, "parsing", "text", ""), Span(2, 3, "2014", "number", "")]
+    new = [Span(0, 1, "SIGMOD", "text", ""), Span(2, 3, "2000", "number", "")]
+    pairs = [("parsing", "SIGMOD"), ("2014", "2000")]
+    args = (_on_topic("parsing", 2014), "What papers were written on [MASK] in [MASK] ?", ex)
+    reasons = value_place(*args, "What were the papers published at [MASK] in [MASK] ?", new, pairs, model,
+                          asker.catalog, asker.value_columns)
+    assert reasons and reason_code(reasons[0]) == "value place"
+    # a value only the topic holds is placed by the value cache, whatever the word says
+    only = [Span(0, 1, "semantic parsing", "text", ""), Span(2, 3, "2000", "number", "")]
+    assert value_place(*args, "What were the papers published at [MASK] in [MASK] ?", only,
+                       [("parsing", "semantic parsing"), ("2014", "2000")], model, asker.catalog,
+                       asker.value_columns) == []
+    # the same word as the example's: nothing to compare
+    assert value_place(*args, "papers on [MASK] in [MASK]", new, pairs, model, asker.catalog,
+                       asker.value_columns) == []
