@@ -13,8 +13,9 @@ from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import other_query
 from sqlgenie.inference.adapt import Span
 from sqlgenie.inference.eval_bank import _reason_bucket
-from sqlgenie.inference.other_query import (reason_code, reversed_relation, time_for_thing, two_role_tables,
-                                            unranked_superlative, value_roles)
+from sqlgenie.inference.other_query import (asker_dropped, dropped_comparison, dropped_only, reason_code,
+                                            reversed_relation, time_for_thing, two_role_tables, unranked_superlative,
+                                            value_roles)
 from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.verify import tokens
 
@@ -223,3 +224,38 @@ def test_a_word_before_a_value_two_columns_hold(asker):
     # the same word as the example's: nothing to compare
     assert value_place(*args, "papers on [MASK] in [MASK]", new, pairs, model, asker.catalog,
                        asker.value_columns) == []
+
+
+def test_a_dropped_comparison():
+    easier = parse_sql("SELECT c.number FROM uni.course AS c WHERE c.workload = (SELECT MIN(d.workload) "
+                       "FROM uni.course AS d WHERE d.number IN ('1', '2'))")
+    ex = tokens("Which is easier between # and # ?")
+    reasons = dropped_comparison(easier, ex, tokens("What 's the difference between # and # ?"))
+    assert reasons and reason_code(reasons[0]) == "dropped comparison"
+    assert dropped_comparison(easier, ex, tokens("Which is harder between # and # ?")) == []  # it compares too
+    plain = parse_sql("SELECT c.number FROM uni.course AS c WHERE c.number IN ('1', '2')")
+    assert dropped_comparison(plain, ex, tokens("What 's the difference between # and # ?")) == []
+    assert dropped_comparison(easier, tokens("courses with more than # credits"), tokens("courses with # credits")) == []
+
+
+def test_a_dropped_only():
+    once = parse_sql("SELECT c.name FROM uni.course AS c WHERE (SELECT COUNT(DISTINCT o.semester) "
+                     "FROM uni.offering AS o WHERE o.course_id = c.course_id) = 1")
+    reasons = dropped_only(once, tokens("What classes are only available in the # ?"),
+                           tokens("Which classes are available this # ?"))
+    assert reasons and reason_code(reasons[0]) == "dropped only"
+    assert dropped_only(once, tokens("What classes are only available in the # ?"),
+                        tokens("Which classes are offered only in # ?")) == []
+    plain = parse_sql("SELECT c.name FROM uni.course AS c WHERE c.semester = 'Spring'")
+    assert dropped_only(plain, tokens("show only the classes in #"), tokens("show the classes in #")) == []
+
+
+def test_the_asker_dropped():
+    mine = parse_sql("SELECT c.name FROM uni.course AS c, uni.student_record AS s "
+                     "WHERE s.course_id = c.course_id AND s.student_id = 1")
+    ex = tokens("For # , what prerequisites have I fulfilled ?")
+    reasons = asker_dropped(mine, ex, tokens("For # , what are the prerequisites ?"), ())
+    assert reasons and reason_code(reasons[0]) == "dropped asker"
+    assert asker_dropped(mine, ex, tokens("which prerequisites of # did I take ?"), ()) == []
+    anyone = parse_sql("SELECT c.name FROM uni.course AS c WHERE c.department = 'EECS'")
+    assert asker_dropped(anyone, tokens("which # classes can I take ?"), tokens("which # classes are there ?"), ()) == []
