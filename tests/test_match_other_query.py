@@ -233,6 +233,8 @@ def test_a_dropped_comparison():
     reasons = dropped_comparison(easier, ex, tokens("What 's the difference between # and # ?"))
     assert reasons and reason_code(reasons[0]) == "dropped comparison"
     assert dropped_comparison(easier, ex, tokens("Which is harder between # and # ?")) == []  # it compares too
+    assert dropped_comparison(easier, tokens("What is the hardest class ?"),
+                              tokens("Is there one class that 's harder than the rest ?")) == []
     plain = parse_sql("SELECT c.number FROM uni.course AS c WHERE c.number IN ('1', '2')")
     assert dropped_comparison(plain, ex, tokens("What 's the difference between # and # ?")) == []
     assert dropped_comparison(easier, tokens("courses with more than # credits"), tokens("courses with # credits")) == []

@@ -170,13 +170,13 @@ def _ranking_words(words: Sequence[str]) -> list[str]:
 
 def _comparing_words(words: Sequence[str]) -> list[str]:
     """Superlatives and comparatives ("easiest", "easier", "the most") of a question (not "at most 5",
-    not "more than 5": a comparison with a number)."""
+    not "more than 5": a comparison with a value)."""
     out = []
     for k, w in enumerate(words):
         if k and words[k - 1] == "at" and w in ("most", "least"):
             continue
-        if k + 1 < len(words) and words[k + 1] == "than":
-            continue
+        if k + 1 < len(words) and words[k + 1] == "than" and "#" in words[k + 2:k + 4]:
+            continue  # "more than 5": a comparison with a value ("harder than the rest" still chooses)
         if w in _RANKING or w in _COMPARATIVES or (len(w) > 5 and w.endswith("est") and w not in _NOT_SUPERLATIVE) \
                 or (len(w) > 5 and w.endswith("ier")):
             out.append(w)
