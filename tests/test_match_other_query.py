@@ -256,8 +256,8 @@ def test_the_asker_dropped():
     mine = parse_sql("SELECT c.name FROM uni.course AS c, uni.student_record AS s "
                      "WHERE s.course_id = c.course_id AND s.student_id = 1")
     ex = tokens("For # , what prerequisites have I fulfilled ?")
-    reasons = asker_dropped(mine, ex, tokens("For # , what are the prerequisites ?"), ())
+    reasons = asker_dropped(mine, ex, tokens("For # , what are the prerequisites ?"))
     assert reasons and reason_code(reasons[0]) == "dropped asker"
-    assert asker_dropped(mine, ex, tokens("which prerequisites of # did I take ?"), ()) == []
+    assert asker_dropped(mine, ex, tokens("which prerequisites of # did I take ?")) == []
     anyone = parse_sql("SELECT c.name FROM uni.course AS c WHERE c.department = 'EECS'")
-    assert asker_dropped(anyone, tokens("which # classes can I take ?"), tokens("which # classes are there ?"), ()) == []
+    assert asker_dropped(anyone, tokens("which # classes can I take ?"), tokens("which # classes are there ?")) == []

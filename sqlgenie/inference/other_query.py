@@ -263,7 +263,7 @@ def _asker_constant(tree: exp.Expression) -> bool:
 
 
 def asker_dropped(tree: exp.Expression, example_words: Sequence[str], new_words: Sequence[str],
-                  example_values: Sequence[str], group: Any = None) -> list[str]:
+                  group: Any = None) -> list[str]:
     """See module doc: the example asks about the asker ("what prerequisites have *I* fulfilled")
     and its query reads the asker's own rows (``student_id = 1``), the question says nothing about
     the asker and no paraphrase of the example's query drops it."""
@@ -567,7 +567,7 @@ def findings(adapted: Any, example_sql: str, example_masked: str, example_spans:
     if ONLY:
         yield "dropped only", dropped_only(tree, ex_words, new_words, group)
     if ASKER:
-        yield "dropped asker", asker_dropped(tree, ex_words, new_words, (), group)
+        yield "dropped asker", asker_dropped(tree, ex_words, new_words, group)
     if RELATION:
         yield "relation direction", reversed_relation(tree, example_masked, example_spans, new_masked, new_spans,
                                                       getattr(adapted, "pairs", None), catalog)
