@@ -163,7 +163,8 @@ def _ranking_words(words: Sequence[str]) -> list[str]:
     for k, w in enumerate(words):
         if k and words[k - 1] == "at" and w in ("most", "least"):
             continue  # "at most 5": a comparison
-        if w in _RANKING or (FREQUENCY and w in _FREQUENCY) or (len(w) > 5 and w.endswith("est") and w not in _NOT_SUPERLATIVE):
+        superlative = len(w) > 5 and w.endswith("est") and w not in _NOT_SUPERLATIVE
+        if w in _RANKING or (FREQUENCY and w in _FREQUENCY) or superlative:
             out.append(w)
     return out
 
