@@ -197,6 +197,23 @@ def test_reversed_relation_needs_a_table_of_two_roles(lib, module_db_url):
     assert reversed_relation(tree, "how many papers by [MASK] are cited by [MASK]", two_ex,
                              "how many of [MASK] 's papers cite [MASK]", two_new, [("B", "B"), ("A", "A")],
                              catalog) == []
+    # a thing with a column of its own name is no relation, whatever two of its columns reference
+    class Col:
+        def __init__(self, name):
+            self.name = name
+
+    class Table:
+        def __init__(self, name, cols):
+            self.name, self.schema, self.columns = name, "atis", [Col(c) for c in cols]
+
+    class Catalog:
+        def __init__(self, *tables):
+            self.tables = list(tables)
+
+    flight = parse_sql("SELECT f.flight_id FROM atis.flight AS f WHERE f.from_airport = 'BOS'")
+    airport = Table("airport", ["airport"])
+    assert two_role_tables(flight, Catalog(Table("flight", ["flight_id", "from_airport", "to_airport"]), airport)) == {}
+    assert set(two_role_tables(flight, Catalog(Table("flight", ["from_airport", "to_airport"]), airport))) == {"flight"}
     # a table read without a second reference to one table: no direction to read
     writes = parse_sql(f"SELECT p.paperid {_FROM} AND a.authorname = 'x'")
     assert two_role_tables(writes, catalog) == {}

@@ -284,8 +284,10 @@ def two_role_tables(tree: exp.Expression, catalog: Any) -> dict[str, set[str]]:
     """Tables the SQL reads that hold two references to one other table's column, read off the
     column names (``cite.citingpaperid`` and ``cite.citedpaperid`` both end in ``paperid``, a column
     of ``paper``; ``course_prerequisite.pre_course_id`` and ``course_id``), with the verb forms of
-    their name (``cite``: cite, cites, cited, citing). Names, not the catalog's joins: on a small
-    dump the joins of such a table are often left unconfirmed."""
+    their name (``cite``: cite, cites, cited, citing). A table with a column of its own name
+    (``flight.flight_id``, ``airport.airport_code``) is a thing, not a relation, whatever two of its
+    columns reference. Names,
+    not the catalog's joins: on a small dump the joins of such a table are often left unconfirmed."""
     if catalog is None:
         return {}
     schemas = {t.db.lower() for t in tree.find_all(exp.Table) if t.db}
@@ -297,10 +299,12 @@ def two_role_tables(tree: exp.Expression, catalog: Any) -> dict[str, set[str]]:
         if name not in read or "_" in name or len(name) < 4:
             continue  # a verb names one-word tables only ("cite", "writes")
         own = [c.name.lower() for c in info.columns]
+        base = name[:-1] if name.endswith("s") and not name.endswith("ss") else name
+        if any(c == base or c.startswith(base + "_") or c in (base + "id", base + "name", base + "code") for c in own):
+            continue  # a thing with columns of its own name ("flight_id", "airport_code"), not a relation
         others = {c.name.lower() for t in tables if t.name.lower() != name for c in t.columns}
         if not any(len(x) >= 4 and sum(1 for c in own if c.endswith(x)) >= 2 for x in others):
             continue
-        base = name[:-1] if name.endswith("s") and not name.endswith("ss") else name
         stem = base[:-1] if base.endswith("e") else base
         out[name] = {base, base + "s", stem + "ed", stem + "ing"}
     return out
