@@ -256,6 +256,10 @@ def test_a_dropped_comparison():
     plain = parse_sql("SELECT c.number FROM uni.course AS c WHERE c.number IN ('1', '2')")
     assert dropped_comparison(plain, ex, tokens("What 's the difference between # and # ?")) == []
     assert dropped_comparison(easier, tokens("courses with more than # credits"), tokens("courses with # credits")) == []
+    assert dropped_comparison(easier, tokens("students with # or more likes"), tokens("students with at least # likes")) == []
+    per_group = parse_sql("SELECT MIN(h.name) FROM s.likes AS l JOIN s.highschooler AS h ON l.student_id = h.id "
+                          "GROUP BY l.student_id HAVING COUNT(*) >= 2")
+    assert dropped_comparison(per_group, ex, tokens("What 's the difference between # and # ?")) == []  # no ranking
 
 
 def test_a_dropped_only():

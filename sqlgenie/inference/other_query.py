@@ -178,6 +178,8 @@ def _comparing_words(words: Sequence[str]) -> list[str]:
             continue
         if k + 1 < len(words) and words[k + 1] == "than" and "#" in words[k + 2:k + 4]:
             continue  # "more than 5": a comparison with a value ("harder than the rest" still chooses)
+        if "#" in words[max(0, k - 2):k] and k and words[k - 1] == "or":
+            continue  # "2 or more"
         if w in _RANKING or w in _COMPARATIVES or (len(w) > 5 and w.endswith("est") and w not in _NOT_SUPERLATIVE) \
                 or (len(w) > 5 and w.endswith("ier")):
             out.append(w)
@@ -185,11 +187,16 @@ def _comparing_words(words: Sequence[str]) -> list[str]:
 
 
 def _ranks(tree: exp.Expression) -> bool:
-    """The query orders, limits or takes a MAX / MIN anywhere (a subquery included)."""
+    """The query orders, limits or takes a MAX / MIN over all its rows, anywhere (a subquery
+    included); a MAX / MIN per group is no ranking (``MIN(name)`` picks one value of each group)."""
     for sel in tree.find_all(exp.Select):
         if sel.args.get("order") is not None or sel.args.get("limit") is not None:
             return True
-    return tree.find(exp.Max) is not None or tree.find(exp.Min) is not None
+    for agg in (*tree.find_all(exp.Max), *tree.find_all(exp.Min)):
+        sel = agg.find_ancestor(exp.Select)
+        if sel is not None and sel.args.get("group") is None:
+            return True
+    return False
 
 
 def unranked_superlative(tree: exp.Expression, example_words: Sequence[str], new_words: Sequence[str],
