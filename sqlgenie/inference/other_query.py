@@ -332,11 +332,11 @@ def value_roles(words: Sequence[str], forms: set[str]) -> tuple[set[int], set[in
         if w not in forms:
             continue
         before = words[i - 1] if i else ""
-        if w.endswith("ed"):  # "cited by X", "cited papers by X": the agent follows
-            by = next((p for p in range(i + 1, min(i + 4, n - 1)) if words[p] == "by" and words[p + 1] == "#"), None)
-            if by is not None:
-                agents.add(index[by + 1])
-                continue
+        if w.endswith("ed") and i + 2 < n and words[i + 1] == "by" and words[i + 2] == "#":
+            agents.add(index[i + 2])  # "cited by X"
+            continue
+        if w.endswith("ed") and any(words[p] == "by" and words[p + 1] == "#" for p in range(i + 2, min(i + 4, n - 1))):
+            continue  # "cited papers by X": X cites them or wrote them (the bank says both): no direction
         if before == "#" and not w.endswith("ing"):
             agents.add(index[i - 1])  # "papers X cited", "X cites"
         elif i >= 3 and words[i - 3] == "#" and words[i - 2] == "s" and not w.endswith("ed"):
