@@ -21,7 +21,9 @@ catalog's own tables and joins, never a word list from a test set):
   directions; in the example the question's value is the verb's subject ("which papers has X
   *cited* the most"), in the question the value is on the other side ("the most *cited* paper of
   X": the verb said of X's papers with no agent, or "papers that *cite* X"), or the other way
-  round. The adapted query would keep the example's direction.
+  round. The adapted query would keep the example's direction. "*cited* papers *by* X" has no
+  direction (the bank reads it both ways: X cites them, or X wrote them), and a table with a
+  column of its own name (``flight_id``, ``airport_code``) is a thing, not a relation.
 * :func:`value_place` - a text value the question puts after a word that the verified bank ties
   to one column (\u2265 80 %, \u2265 3 uses: "*at* X" is a venue), where the example's counterpart
   has another word and its query compares the value with another column, and the value cache
