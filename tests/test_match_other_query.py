@@ -157,6 +157,7 @@ def test_a_ranking_word_needs_a_ranking():
     assert unranked_superlative(newest, tokens("# papers"), tokens("the latest # papers")) == []
     assert unranked_superlative(plain, tokens("# papers"), tokens("papers with at most # authors")) == []
     assert unranked_superlative(plain, tokens("top # papers"), tokens("# top papers")) == []  # the example says it
+    assert unranked_superlative(plain, tokens("the largest # papers"), tokens("the greatest # papers")) == []
 
     class Group:  # a paraphrase of the example's own query says "top": the bank reads it as no ranking
         def word_added_ok(self, word):

@@ -13,7 +13,7 @@ catalog's own tables and joins, never a word list from a test set):
   paper?"). :func:`.counterparts.kind_mismatch` refuses the same for a bare time column; a
   ``MAX`` / ``MIN`` of one slipped through.
 * :func:`unranked_superlative` - the question says a ranking word ("top", "most", "highest",
-  a superlative) that the example does not say and no paraphrase of the example's query says,
+  a superlative), the example says none and no paraphrase of the example's query says it,
   and the adapted SQL ranks nothing: no ORDER BY, no LIMIT, no MAX / MIN ("semantic parsing
   *top* papers" answered with all of them).
 * :func:`reversed_relation` - a verb that names a table holding two references to one other
@@ -206,6 +206,8 @@ def unranked_superlative(tree: exp.Expression, example_words: Sequence[str], new
     """See module doc."""
     from sqlgenie.inference.verify import lemma
 
+    if _ranking_words(example_words):
+        return []  # the example ranks in words too ("largest" / "greatest"): the verification compares them
     said = set(example_words) | {lemma(w) for w in example_words}
     added = [w for w in _ranking_words(new_words) if w not in said and lemma(w) not in said]
     if group is not None:
