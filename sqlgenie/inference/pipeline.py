@@ -43,7 +43,7 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups, unasked_parts
+from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
 from sqlgenie.inference import unclear_answers, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
@@ -618,6 +618,7 @@ class Asker:
         grouped = groups.candidates(self.retriever, self.catalog, pool, new_masked)  # paraphrases of one query
         side_words = sides.value_sides(self.retriever, self.catalog)  # words the bank ties to one side of a join
         const_words = sides.constant_words(self.retriever, self.catalog)  # words the bank ties to constants
+        place_words = other_query.value_places(self.retriever, self.catalog)  # words the bank ties to a column
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         tied_words = word_constants.word_constants(self.retriever, self.catalog)  # words the bank writes as numbers
         for cand, group in grouped:
@@ -650,6 +651,9 @@ class Asker:
                                           group=license)  # what only the example asks (matchu)
             unclear_answers.check_candidate(adapted, asked.text, retrieval.question)  # spider9: "than any", SELECT *, listed items
             value_reading.check_candidate(adapted, ex.question, retrieval.question, self.retriever)  # 'DALLAS FORT WORTH'
+            other_query.check_candidate(adapted, ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
+                                        catalog=self.catalog, group=license,
+                                        columns=place_words, holders=self.value_columns)  # another query (matchw)
             if swapped and adapted.ok:
                 adapted.notes.extend(sw.note() for sw in swapped[2])
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
