@@ -72,46 +72,57 @@ def _wildcard_free(pattern: str) -> bool:
     return "%" not in pattern and "_" not in pattern
 
 
-def compared_literals(tree: exp.Expression) -> Iterator[tuple[exp.Column, exp.Literal, str, Any]]:
-    """(column, literal node, operator, scope) for every gold literal of ``tree`` (see module doc)."""
+def _unwrap(node: Any) -> Any:
+    """The column or literal under casts, parentheses and case / trim functions."""
+    while isinstance(node, (exp.Cast, exp.Paren, exp.Lower, exp.Upper, exp.Trim)):
+        node = node.this
+    return node
+
+
+def compared_literals(tree: exp.Expression, columns: dict[str, dict[str, str]], *, unwrap: bool = False,
+                      either_side: bool = True) -> Iterator[tuple[str, str, str, exp.Literal]]:
+    """``(table, column, operator, literal node)`` for every string literal of ``tree``
+    compared with a column of a base table by ``=``, ``<>``, ``IN`` / ``NOT IN`` (each item)
+    or ``LIKE`` / ``ILIKE`` (operator ``=``, ``<>``, ``IN``, ``NOT IN``, ``LIKE``,
+    ``ILIKE``). ``columns``: lower-case table name → {lower-case column name: its name};
+    the table comes back in lower case, the column as ``columns`` spells it. A column is
+    resolved in its own scope (sqlglot): by its qualifier, else the one table of the scope
+    that has a column of that name. ``unwrap``: also a column or literal under a cast,
+    ``LOWER``, ``UPPER``, ``TRIM`` or parentheses (value linking: the literal still names
+    a stored value); ``either_side``: also ``'x' = col``. Shared by :mod:`sqlgenie.inference.eval_values`
+    (which gold literals value linking should find) and the repair below."""
+    peel = _unwrap if unwrap else (lambda node: node)
     for scope in traverse_scope(tree):
+        tables = {alias.lower(): source.name.lower() for alias, source in scope.sources.items()
+                  if isinstance(source, exp.Table) and source.name.lower() in columns}
         for node in scope.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike):
+            left = peel(node.this)
             if isinstance(node, exp.In):
-                column = node.this
-                if not isinstance(column, exp.Column) or node.args.get("query") is not None:
+                if node.args.get("query") is not None:
                     continue
                 op = "NOT IN" if isinstance(node.parent, exp.Not) else "IN"
-                for item in node.expressions:
-                    if isinstance(item, exp.Literal) and item.is_string:
-                        yield column, item, op, scope
-                continue
-            left, right = node.this, node.expression
-            if isinstance(right, exp.Column) and isinstance(left, exp.Literal):
-                left, right = right, left
-            if not (isinstance(left, exp.Column) and isinstance(right, exp.Literal) and right.is_string):
-                continue
-            if isinstance(node, (exp.Like, exp.ILike)):
-                if not _wildcard_free(right.this):
-                    continue
-                op = "ILIKE" if isinstance(node, exp.ILike) else "LIKE"
+                literals = [item for item in node.expressions if isinstance(item, exp.Literal) and item.is_string]
             else:
-                op = "=" if isinstance(node, exp.EQ) else "<>"
-            yield left, right, op, scope
+                right = peel(node.expression)
+                if either_side and isinstance(right, exp.Column) and isinstance(left, exp.Literal):
+                    left, right = right, left
+                literals = [right] if isinstance(right, exp.Literal) and right.is_string else []
+                op = {exp.EQ: "=", exp.NEQ: "<>", exp.Like: "LIKE", exp.ILike: "ILIKE"}[type(node)]
+            if not literals or not isinstance(left, exp.Column):
+                continue
+            name = left.name.lower()
+            if left.table:
+                owners = [tables.get(left.table.lower())]
+            else:
+                owners = list(dict.fromkeys(t for t in tables.values() if name in columns[t]))
+            if len(owners) != 1 or owners[0] is None or name not in columns[owners[0]]:
+                continue
+            for literal in literals:
+                yield owners[0], columns[owners[0]][name], op, literal
 
 
-def _source_table(column: exp.Column, scope: Any, types: dict[str, dict[str, str]]) -> str | None:
-    """The base table a column of ``scope`` reads (by its qualifier, else the only
-    table of the scope that has a column of that name)."""
-    name = column.name.lower()
-    candidates: list[str] = []
-    if column.table:
-        source = scope.sources.get(column.table) or scope.sources.get(column.table.lower())
-        if isinstance(source, exp.Table):
-            candidates = [source.name.lower()]
-    else:
-        candidates = [s.name.lower() for s in scope.sources.values() if isinstance(s, exp.Table)]
-    owning = [t for t in dict.fromkeys(candidates) if name in {c.lower() for c in types.get(t, {})}]
-    return owning[0] if len(owning) == 1 else None
+def _columns(types: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    return {t.lower(): {c.lower(): c.lower() for c in cols} for t, cols in types.items()}
 
 
 def _column_type(types: dict[str, dict[str, str]], table: str, column: str) -> str | None:
@@ -151,11 +162,9 @@ def absent_literals(sql: str, schema: str, runner: Any) -> list[AbsentLiteral]:
     types = {t.lower(): cols for t, cols in runner.table_types(schema).items()}
     out: list[AbsentLiteral] = []
     seen: set[tuple[str, str, str]] = set()
-    for column, literal, op, scope in compared_literals(tree):
-        table = _source_table(column, scope, types)
-        if table is None:
+    for table, name, op, literal in compared_literals(tree, _columns(types)):
+        if op in ("LIKE", "ILIKE") and not _wildcard_free(literal.this):
             continue
-        name = column.name.lower()
         dtype = _column_type(types, table, name)
         if dtype is None or not dtype.startswith(TEXT_TYPES):
             continue
@@ -186,9 +195,8 @@ def repair_gold(sql: str, schema: str, runner: Any) -> tuple[str | None, list[Ab
     types = {t.lower(): cols for t, cols in runner.table_types(schema).items()}
     # collect first, replace after: replacing while traversing scopes would detach nodes
     targets = []
-    for column, literal, _op, scope in compared_literals(tree):
-        table = _source_table(column, scope, types)
-        stored = fixes.get((table, column.name.lower(), literal.this)) if table else None
+    for table, name, _op, literal in compared_literals(tree, _columns(types)):
+        stored = fixes.get((table, name, literal.this))
         if stored is not None:
             targets.append((literal, stored))
     for literal, stored in targets:

@@ -22,7 +22,6 @@ pruner's scoring, used as column prior, is timed separately as ``prune_ms_p50``)
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,11 +30,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import sqlglot
 from psycopg import sql as pgsql
-from sqlglot import exp
 from sqlglot.errors import SqlglotError
-from sqlglot.optimizer.scope import build_scope
 
 from sqlgenie.config import Settings, get_settings
+from sqlgenie.eval.gold_literals import compared_literals
 from sqlgenie.eval.tasks import TaskResult
 
 Progress = Callable[[int, int], None]
@@ -72,49 +70,14 @@ def gold_literals(gold_sql: str, catalog: Any, *, dialect: str = "sqlite") -> li
         tree = sqlglot.parse_one(text, read="postgres")
     except SqlglotError:
         return None
-    root = build_scope(tree)
-    if root is None:
-        return []
-    lower_cols = {t.lower(): {c.lower(): c for c in cols} for t, cols in types.items()}
     lower_tabs = {t.lower(): t for t in types}
+    columns = {t.lower(): {c.lower(): c for c in cols} for t, cols in types.items()}
     out: list[GoldLiteral] = []
-    seen = set()
-    for scope in root.traverse():
-        aliases: dict[str, str] = {}
-        for alias, (_node, source) in scope.selected_sources.items():
-            if isinstance(source, exp.Table) and source.name.lower() in lower_tabs:
-                aliases[alias.lower()] = lower_tabs[source.name.lower()]
-        for node in scope.expression.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike):
-            col = _unwrap(node.this)
-            if not isinstance(col, exp.Column):
-                continue
-            if isinstance(node, exp.In):
-                lits = [e for e in node.expressions if isinstance(e, exp.Literal) and e.is_string]
-            else:
-                other = _unwrap(node.expression)
-                lits = [other] if isinstance(other, exp.Literal) and other.is_string else []
-            if not lits:
-                continue
-            table = aliases.get(col.table.lower()) if col.table else None
-            if table is None and not col.table:
-                owners = [t for t in aliases.values() if col.name.lower() in lower_cols.get(t.lower(), {})]
-                table = owners[0] if len(set(owners)) == 1 else None
-            if table is None or col.name.lower() not in lower_cols.get(table.lower(), {}):
-                continue
-            cname = lower_cols[table.lower()][col.name.lower()]
-            op = "like" if isinstance(node, (exp.Like, exp.ILike)) else "eq"
-            for lit in lits:
-                g = GoldLiteral(f"{schema}.{table}", cname, lit.this, op)
-                if g not in seen:
-                    seen.add(g)
-                    out.append(g)
+    for table, cname, op, lit in compared_literals(tree, columns, unwrap=True, either_side=False):
+        g = GoldLiteral(f"{schema}.{lower_tabs[table]}", cname, lit.this, "like" if op in ("LIKE", "ILIKE") else "eq")
+        if g not in out:
+            out.append(g)
     return out
-
-
-def _unwrap(node: Any) -> Any:
-    while isinstance(node, (exp.Cast, exp.Paren, exp.Lower, exp.Upper, exp.Trim)):
-        node = node.this
-    return node
 
 
 def stored_values(conn: Any, g: GoldLiteral, limit: int = 50) -> list[str]:
