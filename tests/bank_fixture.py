@@ -45,5 +45,26 @@ def create_trade(conn: psycopg.Connection) -> None:
     conn.execute("ANALYZE trade.orders")
 
 
+def create_air(cities: Sequence[str]) -> Callable[[psycopg.Connection], None]:
+    """A ``create`` for :func:`onboard_with_bank`: ``air.city`` holding ``cities`` (codes C0, C1, ...)
+    and 60 ``air.flight`` rows between them (tests/test_match_value_reading.py,
+    test_match_between_example.py)."""
+    def create(conn: psycopg.Connection) -> None:
+        conn.execute("CREATE SCHEMA air")
+        conn.execute("CREATE TABLE air.city (city_code text PRIMARY KEY, city_name text NOT NULL)")
+        conn.execute("CREATE TABLE air.flight (flight_id integer PRIMARY KEY,"
+                     " from_city text NOT NULL REFERENCES air.city, to_city text NOT NULL REFERENCES air.city)")
+        codes = [f"C{i}" for i in range(len(cities))]
+        n = len(codes)
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO air.city VALUES (%s, %s)", list(zip(codes, cities)))
+            cur.executemany("INSERT INTO air.flight VALUES (%s, %s, %s)",
+                            [(i, codes[i % n], codes[(i * 3 + 1) % n]) for i in range(1, 61)])
+        for t in ("city", "flight"):
+            conn.execute(f"ANALYZE air.{t}")
+
+    return create
+
+
 def onboard_trade(url: str, bank: Sequence[tuple[str, str]]) -> Settings:
     return onboard_with_bank(url, "trade", create_trade, bank)

@@ -5,9 +5,8 @@ parts ('DALLAS', 'FORT WORTH')."""
 
 from __future__ import annotations
 
-import psycopg
 import pytest
-from bank_fixture import onboard_with_bank
+from bank_fixture import create_air, onboard_with_bank
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import value_reading
@@ -39,23 +38,9 @@ BANK = [
 ]
 
 
-def _create_schema(conn: psycopg.Connection) -> None:
-    conn.execute("CREATE SCHEMA air")
-    conn.execute("CREATE TABLE air.city (city_code text PRIMARY KEY, city_name text NOT NULL)")
-    conn.execute("CREATE TABLE air.flight (flight_id integer PRIMARY KEY, from_city text NOT NULL REFERENCES air.city,"
-                 " to_city text NOT NULL REFERENCES air.city)")
-    codes = [f"C{i}" for i in range(len(CITIES))]
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO air.city VALUES (%s, %s)", list(zip(codes, CITIES)))
-        cur.executemany("INSERT INTO air.flight VALUES (%s, %s, %s)",
-                        [(i, codes[i % 7], codes[(i * 3 + 1) % 7]) for i in range(1, 61)])
-    for t in ("city", "flight"):
-        conn.execute(f"ANALYZE air.{t}")
-
-
 @pytest.fixture(scope="module")
 def air(module_db_url):
-    return onboard_with_bank(module_db_url, "air", _create_schema, BANK, measure_indexes=False, top_values=10)
+    return onboard_with_bank(module_db_url, "air", create_air(CITIES), BANK, measure_indexes=False, top_values=10)
 
 
 @pytest.fixture(scope="module")
