@@ -76,6 +76,7 @@ def test_yes_no_the_grammar_misses(monkeypatch):
         assert _reason_bucket(found[0]) == "yes or no"
     assert yes_no_reading(parse_sql(_YES), ex, "Do you know whether SLAVIC 490 is hard ?", False) == []  # answers it
     assert yes_no_reading(parse_sql(_LIST), ex, "Do you know what SLAVIC 490 is about ?", False) == []
+    assert yes_no_reading(parse_sql(_LIST), ex, "Next year , do you know which courses X will teach ?", False) == []
     assert yes_no_reading(parse_sql(_LIST), "Is ANATOMY 541 hard ?", "SLAVIC 490 , is it hard ?", False) == []
     q = "SLAVIC 490 , is it hard ?"
     assert _findings(_LIST, ex, q, ex_m, "[MASK] , is it hard ?")

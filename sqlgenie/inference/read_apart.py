@@ -12,7 +12,9 @@ never a word list from a test set):
 * :func:`time_frame` - the two questions place the asked things in different times (closed-class
   words: "in the *past*" / "*next* semester"; or one verb in the past and the present tense:
   "*taught*" / "*teaches*") while the query keeps a comparison with a constant its question did
-  not say or with a subquery (the example's time window: ``semester < (SELECT ...)``).
+  not say or with a subquery (the example's time window: ``semester < (SELECT ...)``); or the
+  question alone names a past or a future ("taught by whom *in the past*") and the query keeps no
+  time window.
 * :func:`how_kind` - "how do I get ..." asks for a way, "how long / how far / how many ..." for a
   measure (a closed class: "how" + an auxiliary verb is a manner question).
 * :func:`two_directions` - "flights *to and from* X" gives one value two directions; the
@@ -20,6 +22,10 @@ never a word list from a test set):
 * :func:`case_reading` - a word the two questions write in another case ("wednesday" /
   "WEDNESDAY") that the verified bank reads differently in the two forms (a date against a day
   name): the share of bank questions saying each form whose SQL compares it as a string.
+* :func:`frequency` - "who *usually* teaches X" (a frequency adverb only the question says, no
+  paraphrase of the example's query says it) answered by a query that neither counts nor ranks.
+* :func:`two_rankings` - the question ranks by two things ("the *largest* class of the *easiest*
+  courses"), the example by one, and the query by fewer than the question asks.
 * :func:`time_asked` - "what time ..." asked, no time in the example's words, and no time in the
   query's answer.
 
@@ -46,6 +52,9 @@ REASON_CODES = {
     "two directions": "two directions",
     "the verified examples read the two differently": "case reading",
     "your question asks what time": "time asked",
+    "that the example does not, and its query keeps no time window": "time frame",
+    "which asks how often": "how often",
+    "your question ranks by": "two rankings",
 }
 
 #: switches (benchmarks turn one rule off at a time)
@@ -55,6 +64,9 @@ HOW = True
 DIRECTIONS = True
 CASE = True
 TIME = True
+ADDED_FRAME = True
+FREQUENCY = True
+RANKINGS = True
 
 #: ties learned from the bank: share and uses needed
 MIN_SHARE = 0.8
@@ -62,7 +74,10 @@ MIN_USES = 3
 SAMPLE = 60
 
 _AUX = frozenset("is are was were do does did can could will would should shall may might has have had".split())
-_SUBJECTS = frozenset("it they he she this that these those i we you there".split())
+#: subjects of a yes/no clause after a comma ("X , is it hard ?"; not "you" / "I": "do you know which ...",
+#: "can I take ..." are requests)
+_SUBJECTS = frozenset("it they he she this that these those there".split())
+_WH = frozenset("what which who whom whose where when how".split())
 _CLOSED = frozenset("""a an the of in on at by for to from with and or is are was were be been do does did have has had
 can could will would should shall may might what which who whom whose where when how i me my we us you your it its
 they them their this that these those there here any all some each every not no please show list give tell find
@@ -84,7 +99,7 @@ def _words(text: str) -> list[str]:
 def _asks_yes_no(text: str) -> str | None:
     """The words that make ``text`` a yes/no question the role grammar misses, or None:
     "whether", "(know | tell me | see | check) if", or a clause after a comma that starts with an
-    auxiliary and a subject ("X , is it hard ?")."""
+    auxiliary and a subject other than "you" / "I", with no wh-word ("X , is it hard ?")."""
     words = _words(text)
     for k, w in enumerate(words):
         if w == "whether":
@@ -94,7 +109,7 @@ def _asks_yes_no(text: str) -> str | None:
     clauses = re.split(r"[,;]", (text or "").lower())
     for clause in clauses[1:]:
         cw = _words(clause)
-        if len(cw) > 1 and cw[0] in _AUX and cw[1] in _SUBJECTS:
+        if len(cw) > 1 and cw[0] in _AUX and cw[1] in _SUBJECTS and not _WH & set(cw):
             return " ".join(cw[:2])
     return None
 
@@ -148,6 +163,8 @@ def comparisons(tree: exp.Expression, question_words: Sequence[str]) -> set[tupl
     return out
 
 
+#: frequency adverbs (closed class of English)
+_FREQUENCY = frozenset("usually typically commonly normally generally mostly frequently often".split())
 _PAST = frozenset("past previous previously ago formerly".split())
 _FUTURE = frozenset("next upcoming future coming".split())
 _PRESENT = frozenset("current currently now".split())
@@ -199,9 +216,14 @@ def time_frame(tree: exp.Expression, example_masked: str, new_masked: str, quest
     tense: "taught" / "teaches") while the query compares with a constant its question did not
     say or a subquery (a time window kept from the example)."""
     ex_words, new_words = _words(example_masked), _words(new_masked)
-    if not comparisons(tree, _words(question) or new_words):
-        return []
     fe, fn = _frames(ex_words), _frames(new_words)
+    if not comparisons(tree, _words(question) or new_words):
+        # no time window in the query: a past or a future only the question names is not answered
+        added = [w for f, w in fn.items() if f != "present" and f not in fe]
+        if ADDED_FRAME and added and not fe and not (group is not None and group.word_added_ok(added[0])):
+            return [f"your question asks about a time (\u201c{added[0]}\u201d) that the example does not, "
+                    "and its query keeps no time window"]
+        return []
     if fe and fn and not (set(fe) & set(fn)):
         e, n = next(iter(fe.values())), next(iter(fn.values()))
         if not (group is not None and group.removed_ok({e}) and group.word_added_ok(n)):
@@ -353,6 +375,57 @@ def time_asked(tree: exp.Expression, example_masked: str, new_masked: str, catal
     return ["your question asks what time, and the query answers with no time"]
 
 
+# --------------------------------------------------------------------------- how often
+
+
+def frequency(tree: exp.Expression, example_masked: str, new_masked: str, group: Any = None) -> list[str]:
+    """See module doc: "who *usually* teaches X" asks for the most frequent, which the query must
+    count or rank."""
+    ex_words, new_words = _words(example_masked), _words(new_masked)
+    said = [w for w in new_words if w in _FREQUENCY and w not in ex_words]
+    if not said or any(w in _FREQUENCY for w in ex_words) or (group is not None and group.word_added_ok(said[0])):
+        return []
+    if tree.find(exp.Count) is not None or any(sel.args.get("order") is not None for sel in tree.find_all(exp.Select)):
+        return []
+    return [f"your question says \u201c{said[0]}\u201d, which asks how often, and the query neither counts "
+            "nor ranks"]
+
+
+# --------------------------------------------------------------------------- two rankings
+
+
+def _ranked_columns(tree: exp.Expression) -> set[str]:
+    """Columns the query ranks by: inside a MAX / MIN over all rows of its SELECT, or an ORDER BY key."""
+    out: set[str] = set()
+    for agg in (*tree.find_all(exp.Max), *tree.find_all(exp.Min)):
+        sel = agg.find_ancestor(exp.Select)
+        if sel is not None and sel.args.get("group") is None:
+            out |= {c.name.lower() for c in agg.find_all(exp.Column)}
+    for sel in tree.find_all(exp.Select):
+        order = sel.args.get("order")
+        if order is not None:
+            for key in order.expressions:
+                out |= {c.name.lower() for c in key.find_all(exp.Column)} or {key.sql().lower()}
+    return out
+
+
+def two_rankings(tree: exp.Expression, example_masked: str, new_masked: str) -> list[str]:
+    """See module doc: the question ranks by two things ("the *largest* class of the *easiest*
+    courses"), the example by one, and the query by fewer than the question asks."""
+    from sqlgenie.inference.other_query import _comparing_words
+    from sqlgenie.inference.verify import tokens
+
+    asked = list(dict.fromkeys(_comparing_words(tokens(new_masked))))
+    ex = list(dict.fromkeys(_comparing_words(tokens(example_masked))))
+    if len(asked) < 2 or len(ex) >= len(asked):
+        return []
+    ranked = _ranked_columns(tree)
+    if len(ranked) >= len(asked):
+        return []
+    return [f"your question ranks by {len(asked)} things ({', '.join(asked[:3])}), the example by {len(ex)} "
+            f"and its query by {len(ranked)}"]
+
+
 # --------------------------------------------------------------------------- the rules together
 
 
@@ -371,6 +444,10 @@ def findings(adapted: Any, example_question: str, question: str, example_masked:
         yield "time asked", time_asked(tree, example_masked, new_masked, catalog)
     if TIME_FRAME:
         yield "time frame", time_frame(tree, example_masked, new_masked, question, group)
+    if FREQUENCY:
+        yield "how often", frequency(tree, example_masked, new_masked, group)
+    if RANKINGS:
+        yield "two rankings", two_rankings(tree, example_masked, new_masked)
     if CASE:
         yield "case reading", case_reading(example_question, question, _case_readings(retriever))
 
