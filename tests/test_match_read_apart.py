@@ -119,11 +119,12 @@ def test_time_frame(monkeypatch):
     assert time_frame(tree, "[MASK] taught which classes in the past ?", "In the past , what did [MASK] teach ?") == []
     no_window = parse_sql("SELECT DISTINCT c.name FROM course AS c WHERE c.department = 'EECS'")
     assert time_frame(no_window, "[MASK] taught which classes ?", "[MASK] teaches what classes ?") == []
+    assert _findings(_PAST, "", "", "[MASK] taught which classes ?", "[MASK] teaches what classes ?")
     monkeypatch.setattr(read_apart, "TIME_FRAME", False)
     assert _findings(_PAST, "", "", "[MASK] taught which classes ?", "[MASK] teaches what classes ?") == []
 
 
-def test_time_asked():
+def test_time_asked(monkeypatch):
     flights = parse_sql("SELECT DISTINCT f.flight_id FROM flight AS f WHERE f.departure_time = 700")
     times = parse_sql("SELECT DISTINCT f.departure_time FROM flight AS f")
     ex_m, new_m = "what is the earliest flight from [MASK]", "what time does the earliest flight from [MASK] leave"
@@ -131,6 +132,10 @@ def test_time_asked():
     assert found and reason_code(found[0]) == "time asked"
     assert time_asked(times, ex_m, new_m, None) == []
     assert time_asked(flights, "what time is the earliest flight from [MASK]", new_m, None) == []
+    sql = "SELECT DISTINCT f.flight_id FROM flight AS f WHERE f.departure_time = 700"
+    assert _findings(sql, "", "", ex_m, new_m)
+    monkeypatch.setattr(read_apart, "TIME", False)
+    assert _findings(sql, "", "", ex_m, new_m) == []
 
 
 class _Case:
@@ -155,3 +160,46 @@ def test_case_reading(monkeypatch):
     assert any(r for _, r in read_apart.findings(adapted, ex, q, "", "", retriever=None))
     monkeypatch.setattr(read_apart, "CASE", False)
     assert not any(r for _, r in read_apart.findings(adapted, ex, q, "", "", retriever=None))
+
+
+def test_how_often(monkeypatch):
+    plain = "SELECT DISTINCT i.name FROM instructor AS i, offering_instructor AS o WHERE i.instructor_id = o.instructor_id"
+    counted = ("SELECT COUNT(i.name), i.name FROM instructor AS i GROUP BY i.name ORDER BY COUNT(i.name) DESC")
+    ex_m, new_m = "What professor teaches [MASK] ?", "What professor usually teaches [MASK] ?"
+    found = read_apart.frequency(parse_sql(plain), ex_m, new_m)
+    assert found and reason_code(found[0]) == "how often" and _reason_bucket(found[0]) == "how often"
+    assert read_apart.frequency(parse_sql(counted), ex_m, new_m) == []  # counts: answers how often
+    assert read_apart.frequency(parse_sql(plain), "What professor usually teaches [MASK] ?", new_m) == []
+    assert _findings(plain, "", "", ex_m, new_m)
+    monkeypatch.setattr(read_apart, "FREQUENCY", False)
+    assert _findings(plain, "", "", ex_m, new_m) == []
+
+
+_EASIEST = ("SELECT DISTINCT c.name, p.workload FROM course AS c, program_course AS p WHERE c.course_id = p.course_id "
+            "AND p.workload = (SELECT MIN(p2.workload) FROM program_course AS p2 WHERE p2.category LIKE '%ULCS%')")
+_BOTH = _EASIEST + " ORDER BY c.class_size DESC LIMIT 1"
+
+
+def test_two_rankings(monkeypatch):
+    ex_m, new_m = "Which [MASK] course is easiest ?", "Which one of the easiest [MASK] courses has the biggest class size ?"
+    found = read_apart.two_rankings(parse_sql(_EASIEST), ex_m, new_m)
+    assert found and reason_code(found[0]) == "two rankings" and _reason_bucket(found[0]) == "two rankings"
+    assert read_apart.two_rankings(parse_sql(_BOTH), ex_m, new_m) == []  # the query ranks by both
+    assert read_apart.two_rankings(parse_sql(_EASIEST), ex_m, "Which [MASK] course is the easiest one ?") == []
+    assert read_apart.two_rankings(parse_sql(_EASIEST), "Which [MASK] course is easiest and biggest ?", new_m) == []
+    assert _findings(_EASIEST, "", "", ex_m, new_m)
+    monkeypatch.setattr(read_apart, "RANKINGS", False)
+    assert _findings(_EASIEST, "", "", ex_m, new_m) == []
+
+
+def test_a_time_only_the_question_names(monkeypatch):
+    who = ("SELECT DISTINCT i.name FROM instructor AS i, offering_instructor AS oi, course_offering AS o, course AS c "
+           "WHERE i.instructor_id = oi.instructor_id AND oi.offering_id = o.offering_id AND o.course_id = c.course_id "
+           "AND c.department = 'UKRAINE' AND c.number = '152'")
+    ex_m, new_m = "[MASK] is taught by who ?", "[MASK] has been taught by whom in the past ?"
+    found = time_frame(parse_sql(who), ex_m, new_m)
+    assert found and reason_code(found[0]) == "time frame"
+    assert time_frame(parse_sql(who), ex_m, "[MASK] is currently taught by whom ?") == []  # the present: no window needed
+    assert time_frame(parse_sql(_PAST), ex_m, new_m) == []  # the query keeps a window: the frames are compared
+    monkeypatch.setattr(read_apart, "ADDED_FRAME", False)
+    assert time_frame(parse_sql(who), ex_m, new_m) == []
