@@ -165,7 +165,7 @@ def comparisons(tree: exp.Expression, question_words: Sequence[str]) -> set[tupl
 
 #: frequency adverbs (closed class of English)
 _FREQUENCY = frozenset("usually typically commonly normally generally mostly frequently often".split())
-_PAST = frozenset("past previous previously ago formerly".split())
+_PAST = frozenset("past previous previously ago formerly recently recent lately".split())
 _FUTURE = frozenset("next upcoming future coming".split())
 _PRESENT = frozenset("current currently now".split())
 
