@@ -14,7 +14,7 @@ never a word list from a test set):
   "*taught*" / "*teaches*") while the query keeps a comparison with a constant its question did
   not say or with a subquery (the example's time window: ``semester < (SELECT ...)``); or the
   question alone names a past or a future ("taught by whom *in the past*") and the query keeps no
-  time window.
+  time window and ranks nothing.
 * :func:`how_kind` - "how do I get ..." asks for a way, "how long / how far / how many ..." for a
   measure (a closed class: "how" + an auxiliary verb is a manner question).
 * :func:`two_directions` - "flights *to and from* X" gives one value two directions; the
@@ -165,7 +165,7 @@ def comparisons(tree: exp.Expression, question_words: Sequence[str]) -> set[tupl
 
 #: frequency adverbs (closed class of English)
 _FREQUENCY = frozenset("usually typically commonly normally generally mostly frequently often".split())
-_PAST = frozenset("past previous previously ago formerly recently recent lately".split())
+_PAST = frozenset("past previous previously ago formerly".split())
 _FUTURE = frozenset("next upcoming future coming".split())
 _PRESENT = frozenset("current currently now".split())
 
@@ -219,8 +219,12 @@ def time_frame(tree: exp.Expression, example_masked: str, new_masked: str, quest
     fe, fn = _frames(ex_words), _frames(new_words)
     if not comparisons(tree, _words(question) or new_words):
         # no time window in the query: a past or a future only the question names is not answered
+        # (a query that ranks, "ORDER BY year DESC LIMIT 1", already picks a time: "offered previously")
+        from sqlgenie.inference.other_query import _ranks
+
         added = [w for f, w in fn.items() if f != "present" and f not in fe]
-        if ADDED_FRAME and added and not fe and not (group is not None and group.word_added_ok(added[0])):
+        if ADDED_FRAME and added and not fe and not (group is not None and group.word_added_ok(added[0])) \
+                and not _ranks(tree):
             return [f"your question asks about a time (\u201c{added[0]}\u201d) that the example does not, "
                     "and its query keeps no time window"]
         return []
