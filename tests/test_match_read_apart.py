@@ -156,6 +156,7 @@ def test_case_reading(monkeypatch):
     assert case_reading(ex, q, _Case({"WEDNESDAY": (12, 12), "wednesday": (2, 0)})) == []  # too rarely said
     assert case_reading(ex, "flights from ATLANTA on WEDNESDAY evening", readings) == []  # the same form
     monkeypatch.setattr(read_apart, "_case_readings", lambda retriever: readings)
+    assert case_reading(ex, q, lambda: readings)  # looked up lazily
     adapted = SimpleNamespace(tree=parse_sql(_from("ATLANTA")), ok=True)
     assert any(r for _, r in read_apart.findings(adapted, ex, q, "", "", retriever=None))
     monkeypatch.setattr(read_apart, "CASE", False)

@@ -332,7 +332,8 @@ def _case_readings(retriever: Any) -> CaseReadings | None:
 
 
 def case_reading(example_question: str, question: str, readings: Any) -> list[str]:
-    """See module doc."""
+    """See module doc. ``readings``: a :class:`CaseReadings`, or a callable giving one (called only
+    when a word changes case)."""
     if readings is None:
         return []
     ex_forms: dict[str, str] = {}
@@ -345,6 +346,10 @@ def case_reading(example_question: str, question: str, readings: Any) -> list[st
             continue
         if w in re.findall(r"[A-Za-z]+", example_question) or other in re.findall(r"[A-Za-z]+", question):
             continue  # both forms in one question: no reading to compare
+        if callable(readings):  # looked up only when a word changes case (a bank hit stays fast)
+            readings = readings()
+            if readings is None:
+                return []
         (u1, v1), (u2, v2) = readings.reading(w), readings.reading(other)
         if u1 < MIN_USES or u2 < MIN_USES:
             continue
@@ -453,7 +458,7 @@ def findings(adapted: Any, example_question: str, question: str, example_masked:
     if RANKINGS:
         yield "two rankings", two_rankings(tree, example_masked, new_masked)
     if CASE:
-        yield "case reading", case_reading(example_question, question, _case_readings(retriever))
+        yield "case reading", case_reading(example_question, question, lambda: _case_readings(retriever))
 
 
 def check_candidate(adapted: Any, example_question: str, question: str, example_masked: str, new_masked: str, *,
