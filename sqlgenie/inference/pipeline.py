@@ -43,7 +43,7 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
+from sqlgenie.inference import answer_words, between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
 from sqlgenie.inference import unclear_answers, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
@@ -654,6 +654,8 @@ class Asker:
             other_query.check_candidate(adapted, ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                         catalog=self.catalog, group=license,
                                         columns=place_words, holders=self.value_columns)  # another query (matchw)
+            answer_words.check_candidate(adapted, ex_masked.text, asked.text, catalog=self.catalog, group=license,
+                                         schema_word=self._schema_word)  # answer / grouping only one side says (matchy)
             if swapped and adapted.ok:
                 adapted.notes.extend(sw.note() for sw in swapped[2])
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
