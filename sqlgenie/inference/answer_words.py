@@ -39,17 +39,23 @@ __all__ = [
     "reason_code",
     "unasked_by_grouping",
     "unasked_entity",
+    "foreign_answer_head",
+    "answer_heads",
+    "AnswerHeads",
+    "output_entities",
 ]
 
 #: reason_code of each refusal of this module, by a phrase of its sentence.
 REASON_CODES = {
     "which only the example's words ask for": "dropped_answer_word",
     "which no word of either question asks for": "unasked_entity",
+    "rows, but this example's query returns": "foreign_answer_head",
     "the example's query groups nothing": "unasked_by_grouping",
 }
 
 ANSWER_WORD = True
 ENTITY = True
+HEAD = True
 BY_GROUPING = True
 
 #: Parts of a column name that say how a thing is stored, not which thing it is.
@@ -200,6 +206,110 @@ def unasked_entity(tree: exp.Expression, example_words: Sequence[str], new_words
     return []
 
 
+def output_entities(tree: exp.Expression, catalog: Any = None) -> set[str]:
+    """The tables (lemmas) the plain columns of the outer projection stand for (:func:`_entity`)."""
+    from sqlgenie.inference.verify import lemma
+
+    tables = {lemma(t.name.lower()) for t in getattr(catalog, "tables", ()) or ()}
+    tables |= {lemma(t.name.lower()) for t in tree.find_all(exp.Table)}
+    return {_entity(column, names, tables) for column, names in output_names(tree, catalog)}
+
+
+class AnswerHeads:
+    """What the verified bank answers a question's answer head with: for a head word, the tables
+    its questions' queries return (:func:`output_entities`) in at least :data:`MIN_SHARE` of at
+    least :data:`MIN_USES` uses ("topics" -> keyphrase, when the catalog has no such synonym).
+    Read per word on first use, from the bank in the retriever's scope."""
+
+    MIN_USES = 3
+    MIN_SHARE = 0.8
+    SAMPLE = 200
+
+    def __init__(self, store: Any, allowed: Any, catalog: Any, schema_word: Any, stamp: Any) -> None:
+        self.store, self.allowed, self.catalog, self.schema_word, self.stamp = store, allowed, catalog, schema_word, stamp
+        self.cache: dict[str, frozenset[str]] = {}
+
+    def marks(self, head: str) -> frozenset[str]:
+        got = self.cache.get(head)
+        if got is not None:
+            return got
+        import re
+        from collections import Counter
+
+        from sqlgenie.autocorrect.base import parse_sql
+        from sqlgenie.inference.adapt import Span
+        from sqlgenie.inference.verify import question_roles, verified_rows
+
+        rows = verified_rows(self.store, self.allowed, "masked_question, mask_spans, sql", "masked_question ~* %s",
+                             [r"\m" + re.escape(head)], self.SAMPLE)
+        uses, tables = 0, Counter()
+        for masked, spans, sql in rows:
+            roles = question_roles(masked, [Span.of(x).cls for x in (spans or [])], self.schema_word)
+            if not roles.heads or roles.heads[0] != head or roles.count:
+                continue
+            try:
+                found = output_entities(parse_sql(sql), self.catalog)
+            except Exception:
+                continue
+            if found:
+                uses += 1
+                tables.update(found)
+        marked = frozenset(t for t, n in tables.items() if n >= self.MIN_SHARE * uses) \
+            if uses >= self.MIN_USES else frozenset()
+        self.cache[head] = marked
+        return marked
+
+
+class _LazyHeads:
+    """:class:`AnswerHeads` of the retriever's scope, resolved on the first look-up (most
+    candidates never need one) and kept on the retriever until its verified bank changes."""
+
+    def __init__(self, retriever: Any, catalog: Any, schema_word: Any) -> None:
+        self.retriever, self.catalog, self.schema_word = retriever, catalog, schema_word
+        self._model: AnswerHeads | None = None
+        self._resolved = False
+
+    def marks(self, head: str) -> frozenset[str]:
+        if not self._resolved:
+            from sqlgenie.inference.verify import cached_per_bank
+
+            store = getattr(self.retriever, "store", None)
+            self._model = None if store is None else cached_per_bank(
+                self.retriever, "_matchy_heads", lambda stamp: AnswerHeads(
+                    store, getattr(self.retriever, "allowed", None), self.catalog, self.schema_word, stamp))
+            self._resolved = True
+        return self._model.marks(head) if self._model is not None else frozenset()
+
+
+def answer_heads(retriever: Any, catalog: Any, schema_word: Any) -> Any:
+    """What the bank answers each answer head with (:class:`AnswerHeads`), looked up lazily."""
+    return _LazyHeads(retriever, catalog, schema_word)
+
+
+def foreign_answer_head(tree: exp.Expression, example_masked: str, new_masked: str, heads: Any,
+                        catalog: Any = None, schema_word: Any = None, group: Any = None) -> list[str]:
+    """See module doc."""
+    from sqlgenie.inference.verify import question_roles
+
+    if heads is None:
+        return []
+    ex = question_roles(example_masked, None, schema_word)
+    new = question_roles(new_masked, None, schema_word)
+    if not new.heads or new.count or ex.count:
+        return []
+    head = new.heads[0]
+    if head in ex.heads or head in ex.words or (group is not None and group.word_added_ok(head)):
+        return []
+    shown = output_entities(tree, catalog)
+    if not shown:
+        return []
+    marked = heads.marks(head)
+    if not marked or marked & shown:
+        return []
+    return [f"in the verified examples \u201c{head}\u201d asks for {sorted(marked)[0]} rows, but this example's "
+            f"query returns {', '.join(sorted(shown))} rows"]
+
+
 def _by_targets(words: Sequence[str], schema_word: Any) -> set[str]:
     """Schema words right after "by" that are no value ("by year", not "by #" or "by year #")."""
     from sqlgenie.inference.verify import lemma
@@ -233,7 +343,7 @@ def unasked_by_grouping(tree: exp.Expression, example_words: Sequence[str], new_
 
 
 def findings(adapted: Any, example_masked: str, new_masked: str, *, catalog: Any = None, group: Any = None,
-             schema_word: Any = None) -> Iterator[tuple[str, list[str]]]:
+             schema_word: Any = None, heads: Any = None) -> Iterator[tuple[str, list[str]]]:
     """(rule, reasons) of every switched-on rule, lazily, in the order they are tried."""
     from sqlgenie.inference.verify import tokens
 
@@ -247,14 +357,17 @@ def findings(adapted: Any, example_masked: str, new_masked: str, *, catalog: Any
         yield "dropped answer word", dropped_answer_word(tree, ex_words, new_words, catalog, group)
     if ENTITY:
         yield "unasked entity", unasked_entity(tree, ex_words, new_words, catalog)
+    if HEAD:
+        yield "foreign answer head", foreign_answer_head(tree, example_masked, new_masked, heads, catalog,
+                                                         schema_word, group)
     if BY_GROUPING:
         yield "unasked grouping", unasked_by_grouping(tree, ex_words, new_words, schema_word, group)
 
 
 def check_candidate(adapted: Any, example_masked: str, new_masked: str, *, catalog: Any = None,
-                    group: Any = None, schema_word: Any = None) -> Any:
+                    group: Any = None, schema_word: Any = None, heads: Any = None) -> Any:
     """Run this module's refusals on one verified adaptation (changed in place, like
     :func:`sqlgenie.inference.other_query.check_candidate`): the first rule that finds a reason
     refuses it. Returns ``adapted``."""
     return refuse_first(adapted, findings(adapted, example_masked, new_masked, catalog=catalog, group=group,
-                                          schema_word=schema_word))
+                                          schema_word=schema_word, heads=heads))

@@ -619,6 +619,7 @@ class Asker:
         side_words = sides.value_sides(self.retriever, self.catalog)  # words the bank ties to one side of a join
         const_words = sides.constant_words(self.retriever, self.catalog)  # words the bank ties to constants
         place_words = other_query.value_places(self.retriever, self.catalog)  # words the bank ties to a column
+        head_words = answer_words.answer_heads(self.retriever, self.catalog, self._schema_word)  # read lazily
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         tied_words = word_constants.word_constants(self.retriever, self.catalog)  # words the bank writes as numbers
         for cand, group in grouped:
@@ -655,7 +656,7 @@ class Asker:
                                         catalog=self.catalog, group=license,
                                         columns=place_words, holders=self.value_columns)  # another query (matchw)
             answer_words.check_candidate(adapted, ex_masked.text, asked.text, catalog=self.catalog, group=license,
-                                         schema_word=self._schema_word)  # answer / grouping only one side says (matchy)
+                                         schema_word=self._schema_word, heads=head_words)  # matchy
             if swapped and adapted.ok:
                 adapted.notes.extend(sw.note() for sw in swapped[2])
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
