@@ -129,7 +129,11 @@ def _names(word: str, names: set[str]) -> bool:
 
 
 def _said(words: Sequence[str], names: set[str]) -> bool:
-    return any(w != _MASK and _names(w, names) for w in words)
+    """A word of ``words``, or two adjacent ones written as one ("data sets" -> dataset), says one
+    of ``names``."""
+    words = list(words)
+    joined = [a + b for a, b in zip(words, words[1:]) if _MASK not in (a, b)]
+    return any(w != _MASK and _names(w, names) for w in words + joined)
 
 
 _PLACES = {"who": "who", "whom": "who", "whose": "who", "where": "where", "when": "when"}
@@ -162,8 +166,8 @@ def dropped_answer_word(tree: exp.Expression, example_words: Sequence[str], new_
 def _entity(column: str, names: set[str], tables: set[str]) -> str:
     """The table an output column stands for: the table its name says (``writes.authorid`` ->
     author), else its own (``paper.year`` -> paper)."""
-    named = sorted(names & tables)
-    return named[0] if len(named) == 1 else column.split(".")[0]
+    named = sorted(names & tables) or sorted({t for t in tables for n in names if len(t) > 3 and n.endswith(t)})
+    return named[0] if len(named) == 1 else column.split(".")[0]  # citedpaperid -> paper
 
 
 def _valued_tables(tree: exp.Expression) -> set[str]:
@@ -289,7 +293,7 @@ def answer_heads(retriever: Any, catalog: Any, schema_word: Any) -> Any:
 def foreign_answer_head(tree: exp.Expression, example_masked: str, new_masked: str, heads: Any,
                         catalog: Any = None, schema_word: Any = None, group: Any = None) -> list[str]:
     """See module doc."""
-    from sqlgenie.inference.verify import question_roles
+    from sqlgenie.inference.verify import lemma, question_roles
 
     if heads is None:
         return []
@@ -298,7 +302,7 @@ def foreign_answer_head(tree: exp.Expression, example_masked: str, new_masked: s
     if not new.heads or new.count or ex.count:
         return []
     head = new.heads[0]
-    if head in ex.heads or head in ex.words or (group is not None and group.word_added_ok(head)):
+    if head in ex.heads or head in {lemma(w) for w in ex.words} or (group is not None and group.word_added_ok(head)):
         return []
     shown = output_entities(tree, catalog)
     if not shown:
