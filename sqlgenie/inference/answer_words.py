@@ -56,6 +56,7 @@ REASON_CODES = {
 ANSWER_WORD = True
 ENTITY = True
 HEAD = True
+HEAD_COLUMNS = True  # the head's columns too ("paper" is its id, not its title), not only its table
 BY_GROUPING = True
 
 #: Parts of a column name that say how a thing is stored, not which thing it is.
@@ -219,6 +220,21 @@ def output_entities(tree: exp.Expression, catalog: Any = None) -> set[str]:
     return {_entity(column, names, tables) for column, names in output_names(tree, catalog)}
 
 
+def output_features(tree: exp.Expression, catalog: Any = None) -> set[str]:
+    """What the outer projection returns, for :class:`AnswerHeads`: each plain column's entity
+    (``entity:paper``) and, with :data:`HEAD_COLUMNS`, the words naming it (``name:title``)."""
+    from sqlgenie.inference.verify import lemma
+
+    tables = {lemma(t.name.lower()) for t in getattr(catalog, "tables", ()) or ()}
+    tables |= {lemma(t.name.lower()) for t in tree.find_all(exp.Table)}
+    out = set()
+    for column, names in output_names(tree, catalog):
+        out.add("entity:" + _entity(column, names, tables))
+        if HEAD_COLUMNS:
+            out |= {"name:" + n for n in names if n not in tables or n == _entity(column, names, tables)}
+    return out
+
+
 class AnswerHeads:
     """What the verified bank answers a question's answer head with: for a head word, the tables
     its questions' queries return (:func:`output_entities`) in at least :data:`MIN_SHARE` of at
@@ -252,7 +268,7 @@ class AnswerHeads:
             if not roles.heads or roles.heads[0] != head or roles.count:
                 continue
             try:
-                found = output_entities(parse_sql(sql), self.catalog)
+                found = output_features(parse_sql(sql), self.catalog)
             except Exception:
                 continue
             if found:
@@ -302,16 +318,19 @@ def foreign_answer_head(tree: exp.Expression, example_masked: str, new_masked: s
     if not new.heads or new.count or ex.count:
         return []
     head = new.heads[0]
-    if head in ex.heads or head in {lemma(w) for w in ex.words} or (group is not None and group.word_added_ok(head)):
+    said = {lemma(w) for w in ex.words} - {lemma(w) for w in ex.owner}  # "the name OF X's paper" asks no paper
+    if head in ex.heads or head in said or (group is not None and group.word_added_ok(head)):
         return []
-    shown = output_entities(tree, catalog)
+    shown = output_features(tree, catalog)
     if not shown:
         return []
     marked = heads.marks(head)
-    if not marked or marked & shown:
+    if not marked or (marked <= shown if HEAD_COLUMNS else marked & shown):
         return []
-    return [f"in the verified examples \u201c{head}\u201d asks for {sorted(marked)[0]} rows, but this example's "
-            f"query returns {', '.join(sorted(shown))} rows"]
+    want = sorted(m.split(":", 1)[1] for m in marked - shown)
+    got = sorted({f.split(":", 1)[1] for f in shown})
+    return [f"in the verified examples \u201c{head}\u201d asks for {', '.join(want)} rows, but this example's "
+            f"query returns {', '.join(got)} rows"]
 
 
 def _by_targets(words: Sequence[str], schema_word: Any) -> set[str]:
