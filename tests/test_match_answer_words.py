@@ -1,7 +1,9 @@
 """Match route refusals of sqlgenie/inference/answer_words.py (issue 13, helper matchy) on a real
 PostgreSQL with the real MiniLM model: an answer column only the example's words ask for ("who
-*authored* papers at X" answering "what papers did X publish"), and a grouping "by X" only the
-question asks for ("number of papers by year from X" answered with one count)."""
+*authored* papers at X" answering "what papers did X publish"), an answer head the bank answers
+with other rows ("topics" are keyphrases, not venues), a thing no question asks for returned next
+to the asked one, and a grouping "by X" only the question asks for ("number of papers by year from
+X" answered with one count)."""
 
 from __future__ import annotations
 
@@ -11,20 +13,33 @@ from bank_fixture import onboard_with_bank
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import answer_words
-from sqlgenie.inference.answer_words import dropped_answer_word, output_names, reason_code, unasked_by_grouping
+from sqlgenie.inference.answer_words import (AnswerHeads, dropped_answer_word, foreign_answer_head, output_names,
+                                             reason_code, unasked_by_grouping, unasked_entity)
 from sqlgenie.inference.eval_bank import _reason_bucket
 from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.verify import tokens
 
 AUTHORS = ["Dan Klein", "Ray Mooney", "Mirella Lapata", "Percy Liang"]
 VENUES = ["ACL", "EMNLP", "NAACL", "CVPR"]
+TOPICS = ["parsing", "vision", "translation", "robotics"]
 
 _AUTHORS_AT = ("SELECT DISTINCT w.authorid FROM lib.paper AS p, lib.venue AS v, lib.writes AS w "
                "WHERE v.venueid = p.venueid AND v.venuename = '{}' AND w.paperid = p.paperid")
 _COUNT_OF = ("SELECT DISTINCT COUNT(DISTINCT w.paperid) FROM lib.author AS a, lib.writes AS w "
              "WHERE a.authorname = '{}' AND w.authorid = a.authorid")
 
+_TOPICS_AT = ("SELECT DISTINCT k.keyphrasename FROM lib.keyphrase AS k, lib.paper AS p, lib.paperkeyphrase AS pk, "
+              "lib.venue AS v WHERE v.venueid = p.venueid AND v.venuename = '{}' AND pk.keyphraseid = k.keyphraseid "
+              "AND p.paperid = pk.paperid")
+_VENUES_OF = ("SELECT DISTINCT p.venueid FROM lib.author AS a, lib.paper AS p, lib.writes AS w "
+              "WHERE a.authorname = '{}' AND w.authorid = a.authorid AND w.paperid = p.paperid")
+
 BANK = [
+    ("topics at ACL", _TOPICS_AT.format("ACL")),
+    ("popular topics at EMNLP", _TOPICS_AT.format("EMNLP")),
+    ("what topics were discussed at NAACL ?", _TOPICS_AT.format("NAACL")),
+    ("in what venues does Dan Klein publish ?", _VENUES_OF.format("Dan Klein")),
+    ("in which venues has Ray Mooney published ?", _VENUES_OF.format("Ray Mooney")),
     ("who authored papers at ACL ?", _AUTHORS_AT.format("ACL")),
     ("authors who published at EMNLP", _AUTHORS_AT.format("EMNLP")),
     ("How many papers does Dan Klein have ?", _COUNT_OF.format("Dan Klein")),
@@ -38,6 +53,9 @@ def _create_schema(conn: psycopg.Connection) -> None:
     conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
     conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
                  " venueid integer NOT NULL REFERENCES lib.venue)")
+    conn.execute("CREATE TABLE lib.keyphrase (keyphraseid integer PRIMARY KEY, keyphrasename text NOT NULL)")
+    conn.execute("CREATE TABLE lib.paperkeyphrase (paperid integer NOT NULL REFERENCES lib.paper,"
+                 " keyphraseid integer NOT NULL REFERENCES lib.keyphrase, PRIMARY KEY (paperid, keyphraseid))")
     conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
                  " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
     with conn.cursor() as cur:
@@ -46,7 +64,9 @@ def _create_schema(conn: psycopg.Connection) -> None:
         cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
                         [(i, f"paper {i}", 2010 + i % 6, 1 + i % len(VENUES)) for i in range(1, 41)])
         cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-    for t in ("author", "venue", "paper", "writes"):
+        cur.executemany("INSERT INTO lib.keyphrase VALUES (%s, %s)", list(enumerate(TOPICS, 1)))
+        cur.executemany("INSERT INTO lib.paperkeyphrase VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
+    for t in ("author", "venue", "paper", "writes", "keyphrase", "paperkeyphrase"):
         conn.execute(f"ANALYZE lib.{t}")
 
 
@@ -94,7 +114,57 @@ def test_papers_by_year_are_not_one_count(asker, monkeypatch):
     assert "GROUP BY" not in sql.upper()
 
 
+def test_topics_are_not_venues(asker, monkeypatch):
+    sql = _refused_then_answered_without(asker, monkeypatch, "what topics does Percy Liang publish in ?",
+                                         "HEAD", "foreign_answer_head")
+    assert "venueid" in sql
+
+
+def test_the_bank_answers_topics_with_keyphrases(asker):
+    r = asker.retriever
+    heads = AnswerHeads(r.store, getattr(r, "allowed", None), asker.catalog, asker._schema_word, None)
+    assert heads.marks("topic") >= {"entity:keyphrase"}
+    assert heads.marks("nothing") == frozenset()  # no use: no mark
+
+
 # --------------------------------------------------------------------------- one rule at a time
+
+
+class _Heads:
+    def __init__(self, marks: dict[str, frozenset[str]]) -> None:
+        self._marks = marks
+
+    def marks(self, head: str) -> frozenset[str]:
+        return self._marks.get(head, frozenset())
+
+
+def test_a_foreign_head_needs_rows_the_bank_never_gives_it():
+    venues = parse_sql(_VENUES_OF.format("Dan Klein"))
+    heads = _Heads({"topic": frozenset({"entity:keyphrase", "name:keyphrase"})})
+    ex = "in what venues does [MASK] publish ?"
+    assert foreign_answer_head(venues, ex, "what topics does [MASK] publish in", heads)
+    assert not foreign_answer_head(venues, ex, "what conferences does [MASK] publish in", heads)  # no bank use
+    assert not foreign_answer_head(parse_sql(_TOPICS_AT.format("ACL")), "topics at [MASK]",
+                                   "what topics were popular at [MASK] ?", heads)
+    title = parse_sql("SELECT DISTINCT p.title FROM lib.paper AS p WHERE p.year = 2015")
+    paper = _Heads({"paper": frozenset({"entity:paper", "name:paper"})})
+    assert foreign_answer_head(title, "What is the name of the [MASK] paper ?", "the [MASK] paper", paper)
+    assert not foreign_answer_head(title, "What is the title of the [MASK] paper ?", "title of the [MASK] paper",
+                                   paper)
+
+
+def test_an_entity_no_question_asks_for():
+    both = parse_sql("SELECT DISTINCT p.journalid, v.venueid FROM lib.author AS a, lib.paper AS p, lib.venue AS v, "
+                     "lib.writes AS w WHERE a.authorname = 'x' AND v.venueid = p.venueid AND w.authorid = a.authorid "
+                     "AND w.paperid = p.paperid")
+    where = tokens("where does [MASK] publish ?")
+    assert unasked_entity(both, where, tokens("in what journals does [MASK] publish ?"))
+    assert not unasked_entity(both, where, tokens("in what journals and venues does [MASK] publish ?"))
+    assert not unasked_entity(both, where, tokens("where did [MASK] publish ?"))  # asks for neither: no claim
+    named = parse_sql("SELECT DISTINCT a.authorname, p.paperid FROM lib.author AS a, lib.paper AS p, lib.writes AS w "
+                      "WHERE a.authorname <> 'x' AND w.authorid = a.authorid AND w.paperid = p.paperid")
+    assert not unasked_entity(named, tokens("papers not written by [MASK]"), tokens("papers not by [MASK]"))
+
 
 
 def test_output_names_read_the_key_and_the_synonyms():

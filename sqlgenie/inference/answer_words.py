@@ -321,6 +321,8 @@ def foreign_answer_head(tree: exp.Expression, example_masked: str, new_masked: s
     said = {lemma(w) for w in ex.words} - {lemma(w) for w in ex.owner}  # "the name OF X's paper" asks no paper
     if head in ex.heads or head in said or (group is not None and group.word_added_ok(head)):
         return []
+    if new.owner or (ex.heads and ex.heads[0] in {lemma(w) for w in new.words}):
+        return []  # "types OF ground transport" asks about its "of" phrase; a question naming the example's thing
     shown = output_features(tree, catalog)
     if not shown:
         return []
