@@ -40,6 +40,7 @@ BANK = [
     ("what topics were discussed at NAACL ?", _TOPICS_AT.format("NAACL")),
     ("in what venues does Dan Klein publish ?", _VENUES_OF.format("Dan Klein")),
     ("in which venues has Ray Mooney published ?", _VENUES_OF.format("Ray Mooney")),
+    ("where does Mirella Lapata publish ?", _VENUES_OF.format("Mirella Lapata")),
     ("who authored papers at ACL ?", _AUTHORS_AT.format("ACL")),
     ("authors who published at EMNLP", _AUTHORS_AT.format("EMNLP")),
     ("How many papers does Dan Klein have ?", _COUNT_OF.format("Dan Klein")),
