@@ -12,6 +12,17 @@ and synonyms (never a word list from a test set):
   question names it ("what papers did X publish ?"), and no other paraphrase of the example's
   query (its skeleton group, :mod:`sqlgenie.inference.groups`) is worded without it. The
   example's query returns what the example asked for; the question asks for something else.
+* :func:`unasked_entity` - the question names one thing the query returns ("in what *journals*
+  does X publish ?"), and the query also returns another table's rows that no word of either
+  question names and no value of the question selects (``venue.venueid`` from "where does X
+  publish ?"; the keyphrases of "recent papers by X").
+* :func:`foreign_answer_head` - the question's answer head is a word the verified bank answers
+  with other rows: :class:`AnswerHeads` learns, per head word, the tables and column names that
+  the bank's queries return for questions with that head (≥ 80 % of ≥ 3 uses), so words
+  the catalog has no synonym for are read as the bank reads them ("*topics*" are keyphrases, not
+  venues; "*paper*" is its id, not its title, where the example asks for "the name of" it). Not
+  for a head with an "of" phrase ("types of ground transportation") or a question that also says
+  the example's head.
 * :func:`unasked_by_grouping` - the question asks for one answer "by X" where X is a schema
   word and no value ("number of papers *by year* from X"), the example says no such grouping
   and no paraphrase of it does, and the adapted SQL groups nothing. (:func:`.counterparts.
@@ -19,7 +30,9 @@ and synonyms (never a word list from a test set):
   value is no schema word.)
 
 Every refusal is a sentence; :data:`REASON_CODES` gives its ``reason_code``. Each rule has a
-switch for A/B runs.
+switch for A/B runs. Measured and not kept: the asked question's embedding against the spread of
+the example's skeleton group (its distance to the group centroid against the members' own):
+wrong and right answers overlap on the fresh scholar splits (see docs/benchmarks.md, "After matchy").
 """
 
 from __future__ import annotations
