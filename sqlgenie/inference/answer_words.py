@@ -259,7 +259,8 @@ class AnswerHeads:
     SAMPLE = 200
 
     def __init__(self, store: Any, allowed: Any, catalog: Any, schema_word: Any, stamp: Any) -> None:
-        self.store, self.allowed, self.catalog, self.schema_word, self.stamp = store, allowed, catalog, schema_word, stamp
+        self.store, self.allowed, self.catalog = store, allowed, catalog
+        self.schema_word, self.stamp = schema_word, stamp
         self.cache: dict[str, frozenset[str]] = {}
 
     def marks(self, head: str) -> frozenset[str]:
