@@ -135,11 +135,11 @@ def output_names(tree: exp.Expression, catalog: Any = None) -> list[tuple[str, s
 
 def _names(word: str, names: set[str]) -> bool:
     """True when ``word`` (a question's token) says one of ``names``: the same lemma, or the
-    name as its stem ("authored" -> author, "cited" -> cite)."""
+    name as its stem ("authored" -> author, "cited" -> cite) or the word as the name's ("weigh" -> weight)."""
     from sqlgenie.inference.verify import lemma
 
     w = lemma(word)
-    return any(w == n or (len(n) >= 4 and w.startswith(n)) for n in names)
+    return any(w == n or (len(n) >= 4 and w.startswith(n)) or (len(w) >= 4 and n.startswith(w)) for n in names)
 
 
 def _said(words: Sequence[str], names: set[str]) -> bool:
@@ -164,7 +164,11 @@ def dropped_answer_word(tree: exp.Expression, example_words: Sequence[str], new_
     same answer, whatever the example's other words name."""
     if _places(example_words) & _places(new_words):
         return []
+    sel = _outer(tree)
+    grouped = {c.name.lower() for c in (sel.args.get("group") or exp.Group()).find_all(exp.Column)} if sel else set()
     for column, names in output_names(tree, catalog):
+        if column.split(".")[1] in grouped:
+            continue  # "each year": a grouping, which the counterparts and unasked parts judge
         if not names or not _said(example_words, names) or _said(new_words, names):
             continue
         if "when" in new_words and names & _TEMPORAL:
