@@ -199,3 +199,13 @@ def test_by_a_value_or_with_a_grouping_is_no_refusal():
     assert not unasked_by_grouping(count, ex, tokens("number of papers by author [MASK]"), schema)
     assert not unasked_by_grouping(count, ex, tokens("number of papers by [MASK]"), schema)
     assert not unasked_by_grouping(grouped, ex, tokens("number of papers by year from [MASK]"), schema)
+
+
+def test_a_verb_naming_the_column_or_a_grouped_output_is_no_dropped_answer_word():
+    pets = parse_sql("SELECT p.pettype, p.weight FROM lib.pets AS p ORDER BY p.pet_age LIMIT 1")
+    ex = tokens("Find the type and weight of the youngest pet .")
+    assert dropped_answer_word(pets, ex, tokens("What type of pet is the youngest ?"))
+    assert not dropped_answer_word(pets, ex, tokens("What type of pet is the youngest , and how much does it weigh ?"))
+    per_year = parse_sql("SELECT COUNT(p.paperid), p.year FROM lib.paper AS p GROUP BY p.year")
+    assert not dropped_answer_word(per_year, tokens("how many papers did # publish each year ?"),
+                                   tokens("how many papers has # published ?"))  # the grouping rules' case
