@@ -53,6 +53,7 @@ from sqlgenie.config import Settings, get_settings
 from sqlgenie.inference.counterparts import REASON_CODES as COUNTERPARTS_CODES
 from sqlgenie.inference.unasked_parts import REASON_CODES as UNASKED_CODES
 from sqlgenie.inference.other_query import REASON_CODES as OTHER_QUERY_CODES
+from sqlgenie.inference.answer_words import REASON_CODES as ANSWER_WORDS_CODES
 from sqlgenie.inference.unclear_answers import REASON_CODES as UNCLEAR_CODES
 from sqlgenie.inference.value_reading import REASON_CODES as VALUE_READING_CODES
 from sqlgenie.inference.read_apart import REASON_CODES as READ_APART_CODES
@@ -412,6 +413,7 @@ def _reason_bucket(reason: str) -> str:
         *VALUE_READING_CODES.items(),
         *OTHER_QUERY_CODES.items(),
         *READ_APART_CODES.items(),
+        *ANSWER_WORDS_CODES.items(),
     ):
         if key in text:
             return label

@@ -43,7 +43,7 @@ import psycopg
 from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference import between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
+from sqlgenie.inference import answer_words, between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
 from sqlgenie.inference import read_apart, unclear_answers, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
@@ -619,6 +619,7 @@ class Asker:
         side_words = sides.value_sides(self.retriever, self.catalog)  # words the bank ties to one side of a join
         const_words = sides.constant_words(self.retriever, self.catalog)  # words the bank ties to constants
         place_words = other_query.value_places(self.retriever, self.catalog)  # words the bank ties to a column
+        head_words = answer_words.answer_heads(self.retriever, self.catalog, self._schema_word)  # read lazily
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         tied_words = word_constants.word_constants(self.retriever, self.catalog)  # words the bank writes as numbers
         for cand, group in grouped:
@@ -654,6 +655,8 @@ class Asker:
             other_query.check_candidate(adapted, ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                         catalog=self.catalog, group=license,
                                         columns=place_words, holders=self.value_columns)  # another query (matchw)
+            answer_words.check_candidate(adapted, ex_masked.text, asked.text, catalog=self.catalog, group=license,
+                                         schema_word=self._schema_word, heads=head_words)  # matchy
             read_apart.check_candidate(adapted, ex.question, retrieval.question, ex_masked.text, asked.text,
                                        retriever=self.retriever, catalog=self.catalog, group=license)  # matchz
             if swapped and adapted.ok:
