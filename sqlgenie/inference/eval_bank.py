@@ -55,6 +55,7 @@ from sqlgenie.inference.unasked_parts import REASON_CODES as UNASKED_CODES
 from sqlgenie.inference.other_query import REASON_CODES as OTHER_QUERY_CODES
 from sqlgenie.inference.unclear_answers import REASON_CODES as UNCLEAR_CODES
 from sqlgenie.inference.value_reading import REASON_CODES as VALUE_READING_CODES
+from sqlgenie.inference.unread_words import REASON_CODES as UNREAD_CODES
 from sqlgenie.errors import InputError, SqlGenieError
 from sqlgenie.eval.datasets import Dataset, Question, SpiderDataset
 from sqlgenie.eval.gold import TranspileError
@@ -409,6 +410,7 @@ def _reason_bucket(reason: str) -> str:
         *UNASKED_CODES.items(),
         *UNCLEAR_CODES.items(),
         *VALUE_READING_CODES.items(),
+        *UNREAD_CODES.items(),
         *OTHER_QUERY_CODES.items(),
     ):
         if key in text:

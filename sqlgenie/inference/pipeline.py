@@ -49,6 +49,7 @@ from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
 from sqlgenie.inference import tie_spelling
+from sqlgenie.inference import unread_words
 from sqlgenie.inference.verify import adapt_verified, bank_values
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
 
@@ -651,6 +652,7 @@ class Asker:
                                           group=license)  # what only the example asks (matchu)
             unclear_answers.check_candidate(adapted, asked.text, retrieval.question)  # spider9: "than any", SELECT *, listed items
             value_reading.check_candidate(adapted, ex.question, retrieval.question, self.retriever)  # 'DALLAS FORT WORTH'
+            unread_words.check_candidate(adapted, asked.text, tied_words)  # "wednesday": a date the answer never reads
             other_query.check_candidate(adapted, ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                         catalog=self.catalog, group=license,
                                         columns=place_words, holders=self.value_columns)  # another query (matchw)
