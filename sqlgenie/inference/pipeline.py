@@ -48,7 +48,7 @@ from sqlgenie.inference import unclear_answers, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
-from sqlgenie.inference import tie_spelling
+from sqlgenie.inference import tie_spelling, tie_words
 from sqlgenie.inference import unread_words
 from sqlgenie.inference.verify import adapt_verified, bank_values
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
@@ -691,6 +691,11 @@ class Asker:
             disagree = [c for c, sql in close if norm(sql or "") != mine
                         and not tie_spelling.same_query(best.sql, sql)]  # 'li dong' / 'Li Dong'
             if disagree:
+                settled = tie_words.resolve(self, outcomes, close, new_masked.text,
+                                            lambda a, b: norm(a) == norm(b) or tie_spelling.same_query(a, b))
+                if settled is not None:  # the bank's groups show the word that separates the twins
+                    settled[1].notes.append(settled[2])
+                    return settled[1], settled[0], failures
                 ids = ", ".join(f"#{c.example.id}" for c in [cand, *disagree])
                 failures.append(f"verified examples {ids} match equally well but give different SQL")
                 return None, None, failures
