@@ -62,3 +62,12 @@ def test_separating_words():
     assert tie_words.separating_words(flights, schedules, asked) == []
     # the question says the word every schedule paraphrase says: the flights twin is dropped instead
     assert tie_words.separating_words(flights, schedules, asked | {"schedule"}) == ["schedule"]
+
+
+def test_a_word_only_the_dropped_twins_paraphrases_say_keeps_the_tie():
+    one_way = ({"cost", "ticket"}, {"cost", "ticket", "what"})
+    round_trip = ({"cost", "round", "trip"}, {"cost", "round", "trip", "back", "ticket"})
+    asked = {"cost", "ticket", "back"}
+    assert tie_words.separating_words(round_trip, one_way, asked) == ["round", "trip"]
+    assert tie_words.favoured(round_trip, one_way, asked) == ["back"]  # "and back": not one-sided
+    assert tie_words.favoured(round_trip, one_way, {"cost", "ticket"}) == []

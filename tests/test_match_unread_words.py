@@ -72,3 +72,25 @@ def test_the_date_answer_still_passes(asker, monkeypatch):
     monkeypatch.setattr(unread_words, "ENABLED", True)
     r = asker.ask("show flights from PITTSBURGH to DALLAS on wednesday", route="match")
     assert r.status == "ok" and "DAY_NUMBER = 23" in r.sql.upper(), r.think and r.think.reason
+
+
+class _Tied:
+    """The bank's ties as WordConstants.tied gives them (read from a real bank in the tests above)."""
+
+    def __init__(self, ties):
+        self.ties = ties
+
+    def tied(self, word):
+        return self.ties.get(word, {})
+
+
+def test_a_default_year_and_short_words_tie_nothing(monkeypatch):
+    from sqlglot import parse_one
+
+    monkeypatch.setattr(unread_words, "ENABLED", True)
+    tree = parse_one("SELECT c.name FROM course AS c WHERE c.has_exams = 'Y'", read="postgres")
+    ties = _Tied({"exam": {"s.semester.year": ("2016",)}, "don": {"s.x.flag": ("1",)},
+                  "wednesday": {"s.date_day.year": ("1991",), "s.date_day.day_number": ("23",)}})
+    assert unread_words.unread(tree, "which classes have no exam", ties) == []  # advising's year = 2016
+    assert unread_words.unread(tree, "which classes don 't have 586", ties) == []
+    assert unread_words.unread(tree, "flights on wednesday", ties)  # day_number is not read

@@ -14,7 +14,9 @@ word in every member that the asked question does not say and that no member of 
 group says; and, the other way round, when the question says a word that every member of another
 candidate's group says and no member of its own group says. Words are compared as the group license
 compares them (content words, their lemmas). The answer is given only when every candidate left gives
-the same SQL and at least one was dropped; otherwise the tie refuses as before. Only candidates that
+the same SQL, at least one was dropped, and the question says no word that some paraphrase of a dropped
+candidate says and no paraphrase of a kept one (:func:`favoured`: "... to LAS VEGAS *and back*" against a
+one-way twin, whose round-trip twin's paraphrases say "back"); otherwise the tie refuses as before. Only candidates that
 verified are ever chosen (a candidate vetoed by a later rule still votes against, as before).
 """
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["ENABLED", "MIN_MEMBERS", "resolve", "separating_words"]
+__all__ = ["ENABLED", "MIN_MEMBERS", "favoured", "resolve", "separating_words"]
 
 #: Off: close candidates that disagree always refuse (A/B measurements).
 ENABLED = True
@@ -71,6 +73,17 @@ def separating_words(mine: tuple[set[str], set[str]], theirs: tuple[set[str], se
     return out
 
 
+def favoured(dropped: tuple[set[str], set[str]], kept: tuple[set[str], set[str]], asked: set[str]) -> list[str]:
+    """Words of the question that some paraphrase of the dropped twin says and no paraphrase of the kept one
+    ("... from DETROIT to LAS VEGAS *and back*": "back" is said by the round-trip twin's paraphrases only)."""
+    from sqlgenie.inference.verify import lemma
+
+    def said(word: str, words: set[str]) -> bool:
+        return word in words or lemma(word) in words
+
+    return sorted(w for w in asked if said(w, dropped[1]) and not said(w, kept[1]))
+
+
 def resolve(asker: Any, outcomes: Sequence[tuple[Any, Any]], close: Sequence[tuple[Any, str | None]],
             masked_text: str, same: Any) -> tuple[Any, Any, str] | None:
     """``(candidate, adapted, note)`` of the one query left when separating words drop the others from a
@@ -95,6 +108,8 @@ def resolve(asker: Any, outcomes: Sequence[tuple[Any, Any]], close: Sequence[tup
     left = [i for i in range(len(everyone)) if i not in dropped]
     if not dropped or not left:
         return None
+    if any(favoured(profiles[i], profiles[k], asked) for i in dropped for k in left):
+        return None  # the question also says a word only a dropped twin's paraphrases say: no one-sided evidence
     if any(not same(everyone[left[0]][1] or "", everyone[k][1] or "") for k in left[1:]):
         return None
     chosen = next((k for k in left if id(everyone[k][0]) in adapted_of), None)

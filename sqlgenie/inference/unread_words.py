@@ -12,7 +12,9 @@ helper atis10, found when values said in the other roles began to pair by direct
 :func:`unread` lists the question's own words (outside its values, as written in lower case) that the
 bank ties to constants (at least ``word_constants.MIN_USES`` uses, ``MIN_SHARE`` of them) when the
 adapted SQL reads **none** of the columns the word is tied to: whatever the answer does, it does not
-do what the bank's questions that say the word do. A refusal with a sentence and a ``reason_code``.
+do what the bank's questions that say the word do. A year column is left out (the bank's SQL pins a default
+year whatever its question says: advising's ``year = 2016`` would tie "exam" or "semester" to it), and so are
+words of fewer than :data:`MIN_LETTERS` letters. A refusal with a sentence and a ``reason_code``.
 """
 
 from __future__ import annotations
@@ -35,6 +37,16 @@ def reason_code(reason: str) -> str | None:
     return code_of(reason, REASON_CODES)
 
 
+#: Shorter words are left alone ("don" of "don 't").
+MIN_LETTERS = 4
+
+
+def _default_year(column: str) -> bool:
+    """A year column: the bank's SQL often pins one year whatever its question says (advising's ``year = 2016``,
+    ATIS's 1991), so every word would look tied to it (``verify.implied_constants`` leaves it out too)."""
+    return column.rsplit(".", 1)[-1].lower().endswith("year")
+
+
 def _read_columns(tree: exp.Expression) -> set[str]:
     return {c.name.lower() for c in tree.find_all(exp.Column)}
 
@@ -48,7 +60,9 @@ def unread(tree: exp.Expression, masked_text: str, words: Any) -> list[str]:
     read = _read_columns(tree)
     out: list[str] = []
     for word in _content(masked_text):
-        tied = words.tied(word)
+        if len(word) < MIN_LETTERS:
+            continue
+        tied = {col: nums for col, nums in words.tied(word).items() if not _default_year(col)}
         if not tied:
             continue
         names = {col.rsplit(".", 1)[-1] for col in tied}
