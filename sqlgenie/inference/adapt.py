@@ -41,7 +41,7 @@ from sqlgenie.autocorrect.base import parse_sql, to_sql
 from sqlgenie.autocorrect.resolve import Resolver
 from sqlgenie.autocorrect.types import parse_full_date
 from sqlgenie.catalog import Catalog
-from sqlgenie.inference import stop_forms
+from sqlgenie.inference import direction_pairing, stop_forms
 
 __all__ = [
     "AdaptedSQL",
@@ -982,8 +982,8 @@ def adapt_sql(
         def score(e: int, n: int) -> float:
             es, ns = ex_spans[e], nw_spans[n]
             s = 0.0
-            if norm_text(es.text) == norm_text(ns.text):
-                s += 3.0
+            if norm_text(es.text) == norm_text(ns.text) and direction_pairing.identity_counts(ex_dir[e], nw_dir[n]):
+                s += 3.0  # the same value, unless it follows "from" in one question and "to" in the other
             if ex_dir[e] and nw_dir[n]:
                 s += 1.0 if ex_dir[e] == nw_dir[n] else -1.0
             if es.source and ns.source:

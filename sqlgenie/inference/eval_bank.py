@@ -57,6 +57,7 @@ from sqlgenie.inference.answer_words import REASON_CODES as ANSWER_WORDS_CODES
 from sqlgenie.inference.unclear_answers import REASON_CODES as UNCLEAR_CODES
 from sqlgenie.inference.value_reading import REASON_CODES as VALUE_READING_CODES
 from sqlgenie.inference.read_apart import REASON_CODES as READ_APART_CODES
+from sqlgenie.inference.unread_words import REASON_CODES as UNREAD_CODES
 from sqlgenie.errors import InputError, SqlGenieError
 from sqlgenie.eval.datasets import Dataset, Question, SpiderDataset
 from sqlgenie.eval.gold import TranspileError
@@ -411,6 +412,7 @@ def _reason_bucket(reason: str) -> str:
         *UNASKED_CODES.items(),
         *UNCLEAR_CODES.items(),
         *VALUE_READING_CODES.items(),
+        *UNREAD_CODES.items(),
         *OTHER_QUERY_CODES.items(),
         *READ_APART_CODES.items(),
         *ANSWER_WORDS_CODES.items(),

@@ -48,7 +48,8 @@ from sqlgenie.inference import read_apart, unclear_answers, value_reading, word_
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
-from sqlgenie.inference import tie_spelling
+from sqlgenie.inference import direction_pairing, tie_spelling, tie_words
+from sqlgenie.inference import unread_words
 from sqlgenie.inference.verify import adapt_verified, bank_values
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
 
@@ -632,12 +633,13 @@ class Asker:
                 ex_sql, ex_masked = swapped[0], swapped[1]
             exact = ex_masked.key == asked.key
             license = None if exact or group is None else group.license(ex.id, asked.text)
-            adapted = adapt_verified(  # adapt, then verify the structure (issue 13)
-                ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
-                question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
-                similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
-                group=license,
-            )
+            with direction_pairing.own_directions(asked is new_masked):  # "between": no direction of its own
+                adapted = adapt_verified(  # adapt, then verify the structure (issue 13)
+                    ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
+                    question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
+                    similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
+                    group=license,
+                )
             precision.check_candidate(adapted, ex_masked.text, asked.text, asked.spans, retrieval.question,
                                       catalog=self.catalog, modifiers=modifiers, schema_word=self._schema_word)
             sides.check_candidate(adapted, ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
@@ -652,6 +654,7 @@ class Asker:
                                           group=license)  # what only the example asks (matchu)
             unclear_answers.check_candidate(adapted, asked.text, retrieval.question)  # spider9: "than any", SELECT *, listed items
             value_reading.check_candidate(adapted, ex.question, retrieval.question, self.retriever)  # 'DALLAS FORT WORTH'
+            unread_words.check_candidate(adapted, asked.text, tied_words)  # "wednesday": a date the answer never reads
             other_query.check_candidate(adapted, ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                         catalog=self.catalog, group=license,
                                         columns=place_words, holders=self.value_columns)  # another query (matchw)
@@ -694,6 +697,11 @@ class Asker:
             disagree = [c for c, sql in close if norm(sql or "") != mine
                         and not tie_spelling.same_query(best.sql, sql)]  # 'li dong' / 'Li Dong'
             if disagree:
+                settled = tie_words.resolve(self, outcomes, close, new_masked.text,
+                                            lambda a, b: norm(a) == norm(b) or tie_spelling.same_query(a, b))
+                if settled is not None:  # the bank's groups show the word that separates the twins
+                    settled[1].notes.append(settled[2])
+                    return settled[1], settled[0], failures
                 ids = ", ".join(f"#{c.example.id}" for c in [cand, *disagree])
                 failures.append(f"verified examples {ids} match equally well but give different SQL")
                 return None, None, failures

@@ -1,0 +1,96 @@
+"""A word of the question that the bank writes as constants on columns the answer never reads ("on wednesday",
+a date in the bank, answered with the day name of an example saying "WEDNESDAY") is refused
+(sqlgenie/inference/unread_words.py; issue 13, helper atis10), on a real PostgreSQL with the real MiniLM model."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from bank_fixture import onboard_with_bank
+
+from sqlgenie.inference import unread_words
+from sqlgenie.inference.pipeline import Asker
+
+CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS"]
+DAYS = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"]
+
+
+def create(conn: psycopg.Connection) -> None:
+    conn.execute("CREATE SCHEMA air")
+    conn.execute("CREATE TABLE air.city (city_code text PRIMARY KEY, city_name text NOT NULL)")
+    conn.execute("CREATE TABLE air.flight (flight_id integer PRIMARY KEY, from_city text NOT NULL REFERENCES air.city,"
+                 " to_city text NOT NULL REFERENCES air.city, day_name text NOT NULL, day_number integer NOT NULL)")
+    codes = [f"C{i}" for i in range(len(CITIES))]
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO air.city VALUES (%s, %s)", list(zip(codes, CITIES)))
+        cur.executemany("INSERT INTO air.flight VALUES (%s, %s, %s, %s, %s)",
+                        [(i, codes[i % 5], codes[(i * 3 + 1) % 5], DAYS[i % 5], 20 + i % 7) for i in range(1, 81)])
+    for t in ("city", "flight"):
+        conn.execute(f"ANALYZE air.{t}")
+
+
+_ROUTE = "FROM air.flight AS f, air.city AS a, air.city AS b WHERE f.from_city = a.city_code AND f.to_city = b.city_code"
+
+
+def _q(x: str, y: str, extra: str) -> str:
+    return f"SELECT DISTINCT f.flight_id {_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}' AND {extra}"
+
+
+BANK = [
+    ("show flights from BOSTON to DENVER on wednesday", _q("BOSTON", "DENVER", "f.day_number = 23")),
+    ("list flights from ATLANTA to DALLAS on wednesday", _q("ATLANTA", "DALLAS", "f.day_number = 23")),
+    ("what flights go from DENVER to ATLANTA on wednesday", _q("DENVER", "ATLANTA", "f.day_number = 23")),
+    ("show all WEDNESDAY morning flights from DENVER to BOSTON", _q("DENVER", "BOSTON", "f.day_name = 'WEDNESDAY'")),
+]
+
+
+@pytest.fixture(scope="module")
+def air(module_db_url):
+    return onboard_with_bank(module_db_url, "air", create, BANK, measure_indexes=False, top_values=10)
+
+
+@pytest.fixture(scope="module")
+def asker(air):
+    with Asker.open(air, provider=None, log=False) as a:
+        yield a
+
+
+QUESTION = "show all morning flights from PITTSBURGH to DALLAS on wednesday"
+
+
+def test_a_date_word_answered_with_the_day_name_is_refused(asker, monkeypatch):
+    monkeypatch.setattr(unread_words, "ENABLED", False)
+    r = asker.ask(QUESTION, route="match")
+    assert r.status == "ok" and "DAY_NAME" in r.sql.upper(), r.think and r.think.reason
+    monkeypatch.setattr(unread_words, "ENABLED", True)
+    r = asker.ask(QUESTION, route="match")
+    assert r.status == "refused", r.sql
+    assert "which the verified examples write as day_number 23" in r.think.reason, r.think.reason
+
+
+def test_the_date_answer_still_passes(asker, monkeypatch):
+    monkeypatch.setattr(unread_words, "ENABLED", True)
+    r = asker.ask("show flights from PITTSBURGH to DALLAS on wednesday", route="match")
+    assert r.status == "ok" and "DAY_NUMBER = 23" in r.sql.upper(), r.think and r.think.reason
+
+
+class _Tied:
+    """The bank's ties as WordConstants.tied gives them (read from a real bank in the tests above)."""
+
+    def __init__(self, ties):
+        self.ties = ties
+
+    def tied(self, word):
+        return self.ties.get(word, {})
+
+
+def test_a_default_year_and_short_words_tie_nothing(monkeypatch):
+    from sqlglot import parse_one
+
+    monkeypatch.setattr(unread_words, "ENABLED", True)
+    tree = parse_one("SELECT c.name FROM course AS c WHERE c.has_exams = 'Y'", read="postgres")
+    ties = _Tied({"exam": {"s.semester.year": ("2016",)}, "don": {"s.x.flag": ("1",)},
+                  "wednesday": {"s.date_day.year": ("1991",), "s.date_day.day_number": ("23",)}})
+    assert unread_words.unread(tree, "which classes have no exam", ties) == []  # advising's year = 2016
+    assert unread_words.unread(tree, "which classes don 't have 586", ties) == []
+    assert unread_words.unread(tree, "flights on wednesday", ties)  # day_number is not read
