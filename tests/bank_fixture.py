@@ -5,7 +5,8 @@ test_match_precision.py, test_match_sides.py). Real PostgreSQL, no stand-ins."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Callable, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
 import psycopg
 
@@ -47,8 +48,7 @@ def create_trade(conn: psycopg.Connection) -> None:
 
 def create_air(cities: Sequence[str]) -> Callable[[psycopg.Connection], None]:
     """A ``create`` for :func:`onboard_with_bank`: ``air.city`` holding ``cities`` (codes C0, C1, ...)
-    and 60 ``air.flight`` rows between them (tests/test_match_value_reading.py,
-    test_match_between_example.py)."""
+    and 60 ``air.flight`` rows between them (used through :func:`air_asker`)."""
     def create(conn: psycopg.Connection) -> None:
         conn.execute("CREATE SCHEMA air")
         conn.execute("CREATE TABLE air.city (city_code text PRIMARY KEY, city_name text NOT NULL)")
@@ -64,6 +64,26 @@ def create_air(cities: Sequence[str]) -> Callable[[psycopg.Connection], None]:
             conn.execute(f"ANALYZE air.{t}")
 
     return create
+
+
+AIR_ROUTE = ("FROM air.flight AS f, air.city AS a, air.city AS b "
+             "WHERE f.from_city = a.city_code AND f.to_city = b.city_code")
+
+
+def air_route(x: str, y: str, columns: str = "f.flight_id") -> str:
+    """The flights from city ``x`` to city ``y`` over :func:`create_air`'s schema."""
+    return f"SELECT DISTINCT {columns} {AIR_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}'"
+
+
+@contextmanager
+def air_asker(url: str, cities: Sequence[str], bank: Sequence[tuple[str, str]]) -> Iterator[Any]:
+    """An :class:`~sqlgenie.inference.pipeline.Asker` (no LLM) over ``air`` holding ``cities``,
+    onboarded with ``bank`` (the ATIS-like tests: value reading, between, directions, ties, read apart)."""
+    from sqlgenie.inference.pipeline import Asker
+
+    settings = onboard_with_bank(url, "air", create_air(cities), bank, measure_indexes=False, top_values=10)
+    with Asker.open(settings, provider=None, log=False) as asker:
+        yield asker
 
 
 def onboard_trade(url: str, bank: Sequence[tuple[str, str]]) -> Settings:

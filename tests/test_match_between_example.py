@@ -5,17 +5,11 @@ matchx), on a real PostgreSQL with the real MiniLM model."""
 from __future__ import annotations
 
 import pytest
-from bank_fixture import create_air, onboard_with_bank
+from bank_fixture import air_asker, air_route as _route
 
 from sqlgenie.inference import between_ends
-from sqlgenie.inference.pipeline import Asker
 
 CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS"]
-_ROUTE = "FROM air.flight AS f, air.city AS a, air.city AS b WHERE f.from_city = a.city_code AND f.to_city = b.city_code"
-
-
-def _route(x: str, y: str) -> str:
-    return f"SELECT DISTINCT f.flight_id {_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}'"
 
 
 BANK = [
@@ -25,13 +19,8 @@ BANK = [
 
 
 @pytest.fixture(scope="module")
-def air(module_db_url):
-    return onboard_with_bank(module_db_url, "air", create_air(CITIES), BANK, measure_indexes=False, top_values=10)
-
-
-@pytest.fixture(scope="module")
-def asker(air):
-    with Asker.open(air, provider=None, log=False) as a:
+def asker(module_db_url):
+    with air_asker(module_db_url, CITIES, BANK) as a:
         yield a
 
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from bank_fixture import create_air, onboard_with_bank
+from bank_fixture import air_asker
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import read_apart
 from sqlgenie.inference.eval_bank import _reason_bucket
-from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.read_apart import (case_reading, how_kind, reason_code, time_asked, time_frame,
                                            two_directions, yes_no_reading)
 
@@ -33,13 +32,8 @@ BANK = [
 
 
 @pytest.fixture(scope="module")
-def air(module_db_url):
-    return onboard_with_bank(module_db_url, "air", create_air(CITIES), BANK, measure_indexes=False, top_values=10)
-
-
-@pytest.fixture(scope="module")
-def asker(air):
-    with Asker.open(air, provider=None, log=False) as a:
+def asker(module_db_url):
+    with air_asker(module_db_url, CITIES, BANK) as a:
         yield a
 
 

@@ -4,13 +4,11 @@
 from __future__ import annotations
 
 import pytest
-from bank_fixture import create_air, onboard_with_bank
+from bank_fixture import AIR_ROUTE as _ROUTE, air_asker
 
 from sqlgenie.inference import tie_words
-from sqlgenie.inference.pipeline import Asker
 
 CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS", "MEMPHIS"]
-_ROUTE = "FROM air.flight AS f, air.city AS a, air.city AS b WHERE f.from_city = a.city_code AND f.to_city = b.city_code"
 
 
 def _flights(x: str, y: str) -> str:
@@ -30,13 +28,8 @@ BANK = [
 
 
 @pytest.fixture(scope="module")
-def air(module_db_url):
-    return onboard_with_bank(module_db_url, "air", create_air(CITIES), BANK, measure_indexes=False, top_values=10)
-
-
-@pytest.fixture(scope="module")
-def asker(air):
-    with Asker.open(air, provider=None, log=False) as a:
+def asker(module_db_url):
+    with air_asker(module_db_url, CITIES, BANK) as a:
         yield a
 
 

@@ -6,18 +6,15 @@ parts ('DALLAS', 'FORT WORTH')."""
 from __future__ import annotations
 
 import pytest
-from bank_fixture import create_air, onboard_with_bank
+from bank_fixture import AIR_ROUTE as _ROUTE, air_asker
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import value_reading
 from sqlgenie.inference.eval_bank import _reason_bucket
-from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.value_reading import reason_code, split_readings
 
 CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS", "FORT WORTH", "DALLAS FORT WORTH"]
 
-_ROUTE = ("FROM air.flight AS f, air.city AS a, air.city AS b "
-          "WHERE f.from_city = a.city_code AND f.to_city = b.city_code")
 
 
 def _between(x: str, y: str) -> str:
@@ -39,13 +36,8 @@ BANK = [
 
 
 @pytest.fixture(scope="module")
-def air(module_db_url):
-    return onboard_with_bank(module_db_url, "air", create_air(CITIES), BANK, measure_indexes=False, top_values=10)
-
-
-@pytest.fixture(scope="module")
-def asker(air):
-    with Asker.open(air, provider=None, log=False) as a:
+def asker(module_db_url):
+    with air_asker(module_db_url, CITIES, BANK) as a:
         yield a
 
 
