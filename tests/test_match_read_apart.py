@@ -182,6 +182,8 @@ def test_two_rankings(monkeypatch):
     assert read_apart.two_rankings(parse_sql(_BOTH), ex_m, new_m) == []  # the query ranks by both
     assert read_apart.two_rankings(parse_sql(_EASIEST), ex_m, "Which [MASK] course is the easiest one ?") == []
     assert read_apart.two_rankings(parse_sql(_EASIEST), "Which [MASK] course is easiest and biggest ?", new_m) == []
+    # "the top 3 easiest" is one ranking (Spider dev: "the top 3 largest population" was refused)
+    assert read_apart.two_rankings(parse_sql(_EASIEST), ex_m, "Which are the top [MASK] easiest courses ?") == []
     assert _findings(_EASIEST, "", "", ex_m, new_m)
     monkeypatch.setattr(read_apart, "RANKINGS", False)
     assert _findings(_EASIEST, "", "", ex_m, new_m) == []

@@ -418,14 +418,31 @@ def _ranked_columns(tree: exp.Expression) -> set[str]:
     return out
 
 
+def _rankings(words: list[str], comparing: Any) -> list[str]:
+    """The question's rankings, one per run of comparing words that only a count separates:
+    "the *top* 3 *largest*" is one ranking, "the *largest* class of the *easiest*" two."""
+    runs: list[list[str]] = []
+    joined = False  # the previous word was a comparing word, or a count after one
+    for w in words:
+        if comparing([w]):
+            if joined:
+                runs[-1].append(w)
+            else:
+                runs.append([w])
+            joined = True
+        elif not (joined and (w == "#" or w.isdigit())):
+            joined = False
+    return list(dict.fromkeys(" ".join(r) for r in runs))
+
+
 def two_rankings(tree: exp.Expression, example_masked: str, new_masked: str) -> list[str]:
     """See module doc: the question ranks by two things ("the *largest* class of the *easiest*
     courses"), the example by one, and the query by fewer than the question asks."""
     from sqlgenie.inference.other_query import _comparing_words
     from sqlgenie.inference.verify import tokens
 
-    asked = list(dict.fromkeys(_comparing_words(tokens(new_masked))))
-    ex = list(dict.fromkeys(_comparing_words(tokens(example_masked))))
+    asked = _rankings(tokens(new_masked), _comparing_words)
+    ex = _rankings(tokens(example_masked), _comparing_words)
     if len(asked) < 2 or len(ex) >= len(asked):
         return []
     ranked = _ranked_columns(tree)
