@@ -76,14 +76,21 @@ def air_route(x: str, y: str, columns: str = "f.flight_id") -> str:
 
 
 @contextmanager
-def air_asker(url: str, cities: Sequence[str], bank: Sequence[tuple[str, str]]) -> Iterator[Any]:
-    """An :class:`~sqlgenie.inference.pipeline.Asker` (no LLM) over ``air`` holding ``cities``,
-    onboarded with ``bank`` (the ATIS-like tests: value reading, between, directions, ties, read apart)."""
+def bank_asker(url: str, schema: str, create: Callable[[psycopg.Connection], None],
+               bank: Sequence[tuple[str, str]]) -> Iterator[Any]:
+    """An :class:`~sqlgenie.inference.pipeline.Asker` (no LLM) over ``schema``, made by ``create`` and
+    onboarded with ``bank`` (the match-route rule tests' module fixture)."""
     from sqlgenie.inference.pipeline import Asker
 
-    settings = onboard_with_bank(url, "air", create_air(cities), bank, measure_indexes=False, top_values=10)
+    settings = onboard_with_bank(url, schema, create, bank, measure_indexes=False, top_values=10)
     with Asker.open(settings, provider=None, log=False) as asker:
         yield asker
+
+
+def air_asker(url: str, cities: Sequence[str], bank: Sequence[tuple[str, str]]):
+    """:func:`bank_asker` over ``air`` holding ``cities`` (the ATIS-like tests: value reading, between,
+    directions, ties, read apart)."""
+    return bank_asker(url, "air", create_air(cities), bank)
 
 
 def onboard_trade(url: str, bank: Sequence[tuple[str, str]]) -> Settings:

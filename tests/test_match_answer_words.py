@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from bank_fixture import onboard_with_bank
+from bank_fixture import bank_asker
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import answer_words
 from sqlgenie.inference.answer_words import (AnswerHeads, dropped_answer_word, foreign_answer_head, output_names,
                                              reason_code, unasked_by_grouping, unasked_entity)
 from sqlgenie.inference.eval_bank import _reason_bucket
-from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.verify import tokens
 
 AUTHORS = ["Dan Klein", "Ray Mooney", "Mirella Lapata", "Percy Liang"]
@@ -72,13 +71,8 @@ def _create_schema(conn: psycopg.Connection) -> None:
 
 
 @pytest.fixture(scope="module")
-def lib(module_db_url):
-    return onboard_with_bank(module_db_url, "lib", _create_schema, BANK, measure_indexes=False, top_values=10)
-
-
-@pytest.fixture(scope="module")
-def asker(lib):
-    with Asker.open(lib, provider=None, log=False) as a:
+def asker(module_db_url):
+    with bank_asker(module_db_url, "lib", _create_schema, BANK) as a:
         yield a
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from bank_fixture import onboard_with_bank
+from bank_fixture import bank_asker
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import counterparts
@@ -26,7 +26,6 @@ from sqlgenie.inference.counterparts import (
     unmatched_head,
     unrealized_grouping,
 )
-from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.verify import question_roles
 
 KEYPHRASES = ["semantic parsing", "question answering", "machine translation", "deep learning"]
@@ -82,13 +81,8 @@ def _create_schema(conn: psycopg.Connection) -> None:
 
 
 @pytest.fixture(scope="module")
-def lib(module_db_url):
-    return onboard_with_bank(module_db_url, "lib", _create_schema, BANK, measure_indexes=False, top_values=10)
-
-
-@pytest.fixture(scope="module")
-def asker(lib):
-    with Asker.open(lib, provider=None, log=False) as a:
+def asker(module_db_url):
+    with bank_asker(module_db_url, "lib", _create_schema, BANK) as a:
         yield a
 
 

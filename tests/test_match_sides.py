@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from bank_fixture import onboard_with_bank
+from bank_fixture import bank_asker
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import sides
 from sqlgenie.inference.adapt import AdaptedSQL
-from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.sides import (
     ConstantWords,
     ValueSides,
@@ -93,13 +92,8 @@ def _create_schema(conn: psycopg.Connection) -> None:
 
 
 @pytest.fixture(scope="module")
-def air(module_db_url):
-    return onboard_with_bank(module_db_url, "air", _create_schema, BANK, measure_indexes=False, top_values=10)
-
-
-@pytest.fixture(scope="module")
-def asker(air):
-    with Asker.open(air, provider=None, log=False) as a:
+def asker(module_db_url):
+    with bank_asker(module_db_url, "air", _create_schema, BANK) as a:
         yield a
 
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from bank_fixture import onboard_with_bank
+from bank_fixture import bank_asker
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import unasked_parts
 from sqlgenie.inference.eval_bank import _reason_bucket
 from sqlgenie.inference.unasked_parts import dropped_grouping, dropped_negation, other_place, reason_code
-from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.verify import question_roles, tokens
 
 AUTHORS = ["Dan Klein", "Ray Mooney", "Mirella Lapata", "Percy Liang"]
@@ -64,13 +63,8 @@ def _create_schema(conn: psycopg.Connection) -> None:
 
 
 @pytest.fixture(scope="module")
-def lib(module_db_url):
-    return onboard_with_bank(module_db_url, "lib", _create_schema, BANK, measure_indexes=False, top_values=10)
-
-
-@pytest.fixture(scope="module")
-def asker(lib):
-    with Asker.open(lib, provider=None, log=False) as a:
+def asker(module_db_url):
+    with bank_asker(module_db_url, "lib", _create_schema, BANK) as a:
         yield a
 
 

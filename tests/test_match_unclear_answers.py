@@ -8,10 +8,9 @@ from __future__ import annotations
 import psycopg
 import pytest
 import sqlglot
-from bank_fixture import onboard_with_bank
+from bank_fixture import bank_asker
 
 from sqlgenie.inference import unclear_answers
-from sqlgenie.inference.pipeline import Asker
 from sqlgenie.inference.unclear_answers import (ambiguous_any, reason_code, requested_items, star_over_join,
                                                 uncomputed_average, unreturned_items)
 
@@ -69,13 +68,8 @@ def _create_schema(conn: psycopg.Connection) -> None:
 
 
 @pytest.fixture(scope="module")
-def geo(module_db_url):
-    return onboard_with_bank(module_db_url, "geo", _create_schema, BANK, measure_indexes=False, top_values=10)
-
-
-@pytest.fixture(scope="module")
-def asker(geo):
-    with Asker.open(geo, provider=None, log=False) as a:
+def asker(module_db_url):
+    with bank_asker(module_db_url, "geo", _create_schema, BANK) as a:
         yield a
 
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from bank_fixture import onboard_with_bank
+from bank_fixture import bank_asker
 
 from sqlgenie.inference import unread_words
-from sqlgenie.inference.pipeline import Asker
 
 CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS"]
 DAYS = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"]
@@ -45,13 +44,8 @@ BANK = [
 
 
 @pytest.fixture(scope="module")
-def air(module_db_url):
-    return onboard_with_bank(module_db_url, "air", create, BANK, measure_indexes=False, top_values=10)
-
-
-@pytest.fixture(scope="module")
-def asker(air):
-    with Asker.open(air, provider=None, log=False) as a:
+def asker(module_db_url):
+    with bank_asker(module_db_url, "air", create, BANK) as a:
         yield a
 
 

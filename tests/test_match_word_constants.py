@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from bank_fixture import onboard_with_bank
+from bank_fixture import bank_asker
 
 from sqlgenie.inference import word_constants
-from sqlgenie.inference.pipeline import Asker
 
 CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS"]
 _ROUTE = "FROM air.flight AS f, air.city AS a, air.city AS b WHERE f.from_city = a.city_code AND f.to_city = b.city_code"
@@ -50,13 +49,8 @@ def _create_schema(conn: psycopg.Connection) -> None:
 
 
 @pytest.fixture(scope="module")
-def air(module_db_url):
-    return onboard_with_bank(module_db_url, "air", _create_schema, BANK, measure_indexes=False, top_values=10)
-
-
-@pytest.fixture(scope="module")
-def asker(air):
-    with Asker.open(air, provider=None, log=False) as a:
+def asker(module_db_url):
+    with bank_asker(module_db_url, "air", _create_schema, BANK) as a:
         yield a
 
 
