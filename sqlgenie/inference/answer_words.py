@@ -313,7 +313,7 @@ class _LazyHeads:
 
             store = getattr(self.retriever, "store", None)
             self._model = None if store is None else cached_per_bank(
-                self.retriever, "_matchy_heads", lambda stamp: AnswerHeads(
+                self.retriever, "_answer_heads", lambda stamp: AnswerHeads(
                     store, getattr(self.retriever, "allowed", None), self.catalog, self.schema_word, stamp))
             self._resolved = True
         return self._model.marks(head) if self._model is not None else frozenset()
