@@ -49,3 +49,16 @@ def test_identity_counts():
     assert direction_pairing.identity_counts("from", "from")
     assert direction_pairing.identity_counts("", "to")
     assert not direction_pairing.identity_counts("from", "to")
+    assert direction_pairing.identity_counts("from", "to", own=False)  # a rewrite's words: "between" has no order
+
+
+
+def test_between_rewrite_is_not_paired_by_direction(asker, monkeypatch):
+    """"between DENVER and BOSTON" is rewritten "from DENVER to BOSTON" for adaptation; those direction
+    words are the rewrite's, not the asker's, so the pairing by direction does not apply: the equal texts
+    pair first and the question is decided as before the rule (refused as reversed against the bank's
+    "from BOSTON to DENVER"), not answered in a direction nobody said."""
+    monkeypatch.setattr(direction_pairing, "ENABLED", True)
+    r = asker.ask("show me round trip flights between DENVER and BOSTON", route="match")
+    assert r.status == "refused", r.sql
+    assert "reversed" in (r.think.reason if r.think else ""), r.think

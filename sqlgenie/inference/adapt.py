@@ -916,12 +916,15 @@ def adapt_sql(
     similarity: float = 1.0,
     schema_words: Callable[[str], bool] | None = None,
     group: Any = None,
+    own_directions: bool = True,
 ) -> AdaptedSQL:
     """Adapt ``example_sql`` (PostgreSQL) to a new question (see module doc).
 
     ``example_spans``/``new_spans``: masked spans (MaskedSpan or dicts) of the
     example question and of the new one; ``exact``: their masked texts are equal;
-    ``value_columns``: the value-cache look-up used to pair and verify values.
+    ``value_columns``: the value-cache look-up used to pair and verify values;
+    ``own_directions``: the new question's direction words are its own (False where a rewrite
+    said them: :mod:`sqlgenie.inference.direction_pairing`).
     """
     ex_spans = [Span.of(s) for s in example_spans]
     nw_spans = [Span.of(s) for s in new_spans]
@@ -982,7 +985,7 @@ def adapt_sql(
         def score(e: int, n: int) -> float:
             es, ns = ex_spans[e], nw_spans[n]
             s = 0.0
-            if norm_text(es.text) == norm_text(ns.text) and direction_pairing.identity_counts(ex_dir[e], nw_dir[n]):
+            if norm_text(es.text) == norm_text(ns.text) and direction_pairing.identity_counts(ex_dir[e], nw_dir[n], own_directions):
                 s += 3.0  # the same value, unless it follows "from" in one question and "to" in the other
             if ex_dir[e] and nw_dir[n]:
                 s += 1.0 if ex_dir[e] == nw_dir[n] else -1.0

@@ -15,38 +15,24 @@ The pairing by direction then wins (ORLANDO takes MONTREAL's place as the destin
 ORLANDO's as the origin) and every check runs as before on that adaptation. Only pairings that the
 direction check would refuse change: a value with the same direction word (or none) in either
 question still pairs with itself first. Only the question's own direction words count: where
-``between_ends`` rewrote "between A and B" as "from A to B" (:func:`own_directions` is False around that
-adaptation), "between" says no order and the equal text pairs first as before.
+``between_ends`` rewrote "between A and B" as "from A to B" (the Asker passes ``own_directions=False``
+to :func:`sqlgenie.inference.verify.adapt_verified` for that adaptation), "between" says no order and the
+equal text pairs first as before.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from typing import Iterator
-
-__all__ = ["ENABLED", "identity_counts", "own_directions"]
+__all__ = ["ENABLED", "identity_counts"]
 
 #: Off: equal texts pair first whatever their direction words (A/B measurements).
 ENABLED = True
 
 
-def identity_counts(example_direction: str, new_direction: str) -> bool:
+def identity_counts(example_direction: str, new_direction: str, own: bool = True) -> bool:
     """Whether the same value text in both questions counts towards pairing the two: not when it
-    follows one direction word in the example and another in the question."""
-    if not ENABLED or not _OWN.get():
+    follows one direction word in the example and another in the question (``own``: the question's
+    direction words are its own, not a rewrite's)."""
+    if not ENABLED or not own:
         return True
     return not (example_direction and new_direction and example_direction != new_direction)
 
-
-_OWN: contextvars.ContextVar[bool] = contextvars.ContextVar("direction_pairing_own", default=True)
-
-
-@contextlib.contextmanager
-def own_directions(own: bool) -> Iterator[None]:
-    """Within the block, whether the asked question's direction words are its own (False: a rewrite said them)."""
-    token = _OWN.set(own)
-    try:
-        yield
-    finally:
-        _OWN.reset(token)

@@ -48,7 +48,7 @@ from sqlgenie.inference import read_apart, unclear_answers, value_reading, word_
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
-from sqlgenie.inference import direction_pairing, tie_spelling, tie_words
+from sqlgenie.inference import tie_spelling, tie_words
 from sqlgenie.inference import unread_words
 from sqlgenie.inference.verify import adapt_verified, bank_values
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
@@ -633,13 +633,12 @@ class Asker:
                 ex_sql, ex_masked = swapped[0], swapped[1]
             exact = ex_masked.key == asked.key
             license = None if exact or group is None else group.license(ex.id, asked.text)
-            with direction_pairing.own_directions(asked is new_masked):  # "between": no direction of its own
-                adapted = adapt_verified(  # adapt, then verify the structure (issue 13)
-                    ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
-                    question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
-                    similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
-                    group=license,
-                )
+            adapted = adapt_verified(  # adapt, then verify the structure (issue 13)
+                ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
+                question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
+                similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
+                group=license, own_directions=asked is new_masked,  # "between" rewritten: no direction of its own
+            )
             precision.check_candidate(adapted, ex_masked.text, asked.text, asked.spans, retrieval.question,
                                       catalog=self.catalog, modifiers=modifiers, schema_word=self._schema_word)
             sides.check_candidate(adapted, ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,

@@ -945,10 +945,12 @@ def adapt_verified(
     schema_words: SchemaWord | None = None,
     known_values: KnownValues | None = None,
     group: Any = None,
+    own_directions: bool = True,
 ) -> AdaptedSQL:
     """Adapt one bank example (:func:`adapt_sql`), then verify that the result answers
     the question (roles, licensed filters) and correct what is exact (a filter the
-    question drops, output names, the order of the answer items)."""
+    question drops, output names, the order of the answer items). ``own_directions``: False
+    where a rewrite, not the asker, said the question's direction words (``between_ends``)."""
     notes: list[str] = []
     sql, spans, ex_masked = example_sql, list(example_spans), example_masked
     reduction = None
@@ -961,7 +963,7 @@ def adapt_verified(
                          + " (your question does not ask for it)")
     adapted = adapt_sql(sql, spans, new_spans, catalog=catalog, value_columns=value_columns,
                         example_masked=ex_masked, new_masked=new_masked, exact=exact, similarity=similarity,
-                        schema_words=schema_words, group=group)
+                        schema_words=schema_words, group=group, own_directions=own_directions)
     adapted.notes = notes + adapted.notes
     if not adapted.ok:
         return adapted
