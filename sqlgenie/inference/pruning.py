@@ -128,7 +128,10 @@ FEATURES = (
 #: links, as asking prunes (:func:`~sqlgenie.inference.eval_schema.design_items`): a linked
 #: value keeps its column, so out of fold recall 0.984 is reached at δ* 0.6167 instead of
 #: 0.6152 (kept 0.3470 instead of 0.3474); the other weights are unchanged (links change
-#: what the selection keeps, not the features).
+#: what the selection keeps, not the features). Note: ``fit`` itself re-centres the bias to
+#: 0.1683 (0.1747 without links): the committed bias carries linking6's +0.0715 on the base of
+#: an older fit and sits 0.060 above the recipe (δ 0.30 here is δ ≈ 0.602 on the fit's scale;
+#: with 0.1683 dev reads 0.9861 / 0.3664, a move along its curve; docs/benchmarks.md, linking12).
 WEIGHTS: dict[str, float] = {
     "bias": 0.2285, "emb": -2.1073, "emb_rel": 3.7537, "tab_emb": 0.8975, "tab_emb_rel": 2.6719,
     "lex": 0.3147, "lex_ctx": 1.4251, "lex_exact": 1.4172, "tab_lex": 0.1104, "value": 3.9458,
