@@ -26,7 +26,9 @@ left out), with the ``log_db_cols`` weight then raised by :data:`SIZE_WEIGHT` (s
 :func:`fit_weights`). The operating point is chosen on *out-of-fold* train scores
 (5 folds by database, so every score comes from a model that never saw that
 database): the largest δ whose column recall on the original questions reaches
-:data:`TARGET_RECALL`; the bias is
+:data:`TARGET_RECALL`, the questions pruned *with* their value links as asking prunes them
+(:func:`design_items`; ``--no-value-links`` for the items without, the behaviour before);
+the bias is
 then re-centred so that the default δ (0.30) is that point. It prints the weights for
 ``pruning.WEIGHTS``, the out-of-fold figures (overall and per fold) and curve, and how
 far a benchmark of 20 train databases would read that point
@@ -65,7 +67,7 @@ SIZE_WEIGHT = 1.0
 #: folds): out of fold, recall 0.98 keeps 0.336, 0.984 keeps 0.373 (0.381 before the rank features).
 TARGET_RECALL = 0.984
 
-__all__ = ["eval_schema", "prepare_catalogs", "gold_items", "collect", "summarize"]
+__all__ = ["eval_schema", "prepare_catalogs", "gold_items", "collect", "design_items", "summarize"]
 
 
 # --- data preparation ----------------------------------------------------------------------
@@ -186,6 +188,20 @@ def collect(dataset: Any, questions: Sequence[Any], pruners: dict[str, Any], cat
         if progress:
             progress(n + 1, len(questions))
     return out, skipped
+
+
+def design_items(dataset: Any, questions: Sequence[Any], pruners: dict[str, Any], catalogs: dict[str, Any],
+                 settings: Settings, *, value_links: bool = True, progress: Progress | None = None,
+                 ) -> tuple[list[Scored], list[dict[str, Any]]]:
+    """The fit's design items (:func:`collect`), by default *with* value links, as asking
+    (:func:`~sqlgenie.inference.value_linking.link_and_prune`) and ``eval schema`` prune: a
+    linked value keeps its column and protects its table from the admission rule, so the
+    operating point δ read on these items is the one asking meets. The links do not
+    change the features (the weights fitted on them are the same), only what
+    :meth:`SchemaPruner.select` keeps at a δ. ``value_links=False``: the items without
+    links (``fit --no-value-links``, the behaviour before)."""
+    linkers = _make_linkers(catalogs, settings) if value_links else None
+    return collect(dataset, questions, pruners, catalogs, progress=progress, linkers=linkers)
 
 
 def _select(pruner: Any, s: Scored, scores: np.ndarray, delta: float):
@@ -618,6 +634,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--default", type=float, default=0.30)
     ap.add_argument("--keys", default="drop")
+    ap.add_argument("--value-links", action=argparse.BooleanOptionalAction, default=True,
+                    help="collect the design items with value links, as asking prunes (design_items); "
+                         "--no-value-links: without, the behaviour before")
     ap.add_argument("--synonyms", action=argparse.BooleanOptionalAction, default=True,
                     help="also fit on a copy of the questions with schema words replaced by WordNet "
                          "synonyms (eval_variants); δ is still chosen on the original questions")
@@ -630,12 +649,14 @@ def main(argv: list[str] | None = None) -> None:
     questions, _ = _questions(dataset, args.questions, None, args.limit)
     catalogs = prepare_catalogs(dataset, settings, {q.db_id for q in questions}, keys=args.keys)
     pruners = _make_pruners(catalogs, settings, None)
-    items, _ = collect(dataset, questions, pruners, catalogs)
+    links = args.value_links
+    items, _ = design_items(dataset, questions, pruners, catalogs, settings, value_links=links)
     extra: list[Scored] = []
     if args.synonyms:
         from sqlgenie.inference.eval_variants import synonym_questions
 
-        extra, _ = collect(dataset, synonym_questions(questions, catalogs)[0], pruners, catalogs)
+        extra, _ = design_items(dataset, synonym_questions(questions, catalogs)[0], pruners, catalogs, settings,
+                                value_links=links)
     options = {"positive_weight": args.positive_weight, "l2": args.l2, "size_weight": args.size_weight}
     if args.command == "no-values":
         from sqlgenie.inference.eval_variants import schema_only_dataset
@@ -645,9 +666,9 @@ def main(argv: list[str] | None = None) -> None:
         # declared keys: without rows onboarding infers no join at all (as `eval schema --variant schema-only`)
         so_catalogs = prepare_catalogs(so_data, settings, {q.db_id for q in questions}, keys="keep", schema_only=True)
         so_pruners = _make_pruners(so_catalogs, settings, None)
-        so_items, _ = collect(so_data, questions, so_pruners, so_catalogs)
-        print(json.dumps(no_values_bias(items, pruners, so_items, so_pruners, weights_f, fold_of,
-                                        args.target_recall)))
+        so_items, _ = design_items(so_data, questions, so_pruners, so_catalogs, settings, value_links=links)
+        print(json.dumps({**no_values_bias(items, pruners, so_items, so_pruners, weights_f, fold_of,
+                                           args.target_recall), "value_links": links}))
         return
     oof, item_fold = cross_validate(items + extra, pruners, folds=args.folds, **options)
     syn_oof = oof[len(items):]
@@ -665,6 +686,7 @@ def main(argv: list[str] | None = None) -> None:
     weights = recentre(fit_weights(items + extra, pruners, **options), delta, args.default)
     scores = model_scores(items, weights)
     print(json.dumps({
+        "value_links": links,
         "weights": {k: round(v, 4) for k, v in weights.items()},
         "out_of_fold": {**{k: at[k] for k in keep}, "folds": per_fold,
                         "curve": oof_curve, "spread_of_benchmarks": spread},
