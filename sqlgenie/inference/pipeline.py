@@ -664,7 +664,8 @@ class Asker:
             read_apart.check_candidate(adapted, ex.question, retrieval.question, ex_masked.text, asked.text,
                                        retriever=self.retriever, catalog=self.catalog, group=license)  # matchz
             head_reading.check_candidate(adapted, ex_masked.text, asked.text, catalog=self.catalog, group=license,
-                                         schema_word=self._schema_word, ties=head_ties, who=who_rows)  # match12a
+                                         schema_word=self._schema_word, ties=head_ties, who=who_rows,
+                                         new_spans=asked.spans)  # match12a
             if swapped and adapted.ok:
                 adapted.notes.extend(sw.note() for sw in swapped[2])
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
