@@ -44,7 +44,7 @@ from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference import answer_words, between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
-from sqlgenie.inference import read_apart, unclear_answers, value_reading, word_constants
+from sqlgenie.inference import head_reading, read_apart, unclear_answers, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -621,6 +621,8 @@ class Asker:
         const_words = sides.constant_words(self.retriever, self.catalog)  # words the bank ties to constants
         place_words = other_query.value_places(self.retriever, self.catalog)  # words the bank ties to a column
         head_words = answer_words.answer_heads(self.retriever, self.catalog, self._schema_word)  # read lazily
+        head_ties = head_reading.head_tables(self.retriever)  # tables the bank reads for a word (lazily)
+        who_rows = head_reading.who_answers(self.retriever, self.catalog)  # what the bank answers "who" with
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         tied_words = word_constants.word_constants(self.retriever, self.catalog)  # words the bank writes as numbers
         for cand, group in grouped:
@@ -661,6 +663,9 @@ class Asker:
                                          schema_word=self._schema_word, heads=head_words)  # matchy
             read_apart.check_candidate(adapted, ex.question, retrieval.question, ex_masked.text, asked.text,
                                        retriever=self.retriever, catalog=self.catalog, group=license)  # matchz
+            head_reading.check_candidate(adapted, ex_masked.text, asked.text, catalog=self.catalog, group=license,
+                                         schema_word=self._schema_word, ties=head_ties, who=who_rows,
+                                         new_spans=asked.spans)  # match12a
             if swapped and adapted.ok:
                 adapted.notes.extend(sw.note() for sw in swapped[2])
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
