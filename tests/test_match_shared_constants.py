@@ -87,6 +87,11 @@ TIES = _Ties({"morning": {("air.flight.departure_time", "0"): 0.9, ("air.flight.
               "can": {("air.flight.departure_time", "1800"): 0.1}})
 
 
+@pytest.fixture(autouse=True)
+def _on(monkeypatch):
+    monkeypatch.setattr(shared_constants, "ENABLED", True)  # off by default (measured, not kept)
+
+
 def test_constants_a_shared_word_carries_pass_past_a_free_word(monkeypatch):
     ex, new = "i would like a morning flight from [MASK] to [MASK]", "can i have a morning flight from [MASK] to [MASK]"
     assert shared_constants.accounted(SLOTS, ["can"], ex, new, TIES)
@@ -98,6 +103,11 @@ def test_a_word_carrying_times_or_an_unknown_word_still_refuses():
     ex, new = "a morning flight from [MASK] to [MASK]", "an early morning flight from [MASK] to [MASK]"
     assert not shared_constants.accounted(SLOTS, ["early"], ex, new, TIES)  # "early" carries departure times
     assert not shared_constants.accounted(SLOTS, ["dinnertime"], ex, new, TIES)  # never seen: unknown
+    ties = _Ties({**TIES._shares, "afternoon": {("air.flight.departure_time", "1200"): 0.7}})
+    day = [SimpleNamespace(column="air.date_day.day_number", text="27")]  # "afternoon" carries another column
+    assert not shared_constants.accounted(day, ["afternoon"], "[MASK] to [MASK] on sunday",
+                                          "[MASK] to [MASK] sunday afternoon",
+                                          _Ties({**ties._shares, "sunday": {("air.date_day.day_number", "27"): 1.0}}))
     # no shared word carries the constants
     assert not shared_constants.accounted(SLOTS, ["can"], "flights from [MASK] to [MASK]",
                                           "can i see flights from [MASK] to [MASK]", TIES)
