@@ -30,9 +30,10 @@ from typing import Any, Sequence
 
 __all__ = ["ENABLED", "ACCOUNT_SHARE", "CARRY_SHARE", "accounted"]
 
-#: Off (measured, not kept): on ATIS seeds 12 / 13 it answered "can i have a morning flight ..." right and
-#: twice a wrong one ("... as early in the morning as i can" and its mirror, two templates the words do
-#: not tell apart; docs/benchmarks.md, "After atis12"). On: implied constants a shared word accounts for pass.
+#: Off (measured, not kept): with the kept atis12 code, ATIS seed 13 +6 right and +2 wrong seen answers ("... early in
+#: the morning" from "... as early in the morning as i can", two templates the words do not tell apart; a garbled
+#: "what the FIRST class fares are" answered with flights); seed 12 +1 / +1 in the first version (docs/benchmarks.md,
+#: "After atis12"). On: implied constants a shared word accounts for pass.
 ENABLED = False
 ACCOUNT_SHARE = 0.5
 CARRY_SHARE = 1 / 3
