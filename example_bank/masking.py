@@ -306,13 +306,34 @@ def mask_question(
     return MaskedQuestion(question, "".join(parts), list(m.spans))
 
 
+#: A common word of four letters or more written in capitals inside a question that is not in capitals
+#: ("FIRST class", "on a TUESDAY") is masked like the short ones when the value cache holds it (issue 13,
+#: helper atis12): ATIS writes such words as constants (``class_type = 'FIRST'``, ``day_name = 'TUESDAY'``);
+#: left as words, "FIRST" read as the superlative "first" and the SQL's constant bound no value. The
+#: lookup decides; emphasis in capitals that is no stored value stays a word. Off: only 2-3 letters.
+SHOUTED_WORDS = True
+
+
 def _shouted(token: str, question: str) -> bool:
     """A short common word written in capitals inside a question that is not itself in capitals
     ("how many US flights", "AS airlines"): a code, a value when the value cache holds it, not the
     word "us" or "as" (issue 13: ATIS airline codes were left in the masked text, so their questions
     embedded and grouped apart from the same query with another airline). Longer words in capitals
     ("on WEDNESDAY", "FIRST class") are emphasis as often as values and stay words."""
-    return 2 <= len(token) <= 3 and token.isalpha() and token.isupper() and any(c.islower() for c in question)
+    return (2 <= len(token) <= 3 or (SHOUTED_WORDS and len(token) >= 4)) and token.isalpha() and token.isupper() \
+        and any(c.islower() for c in question)
+
+
+#: A short abbreviation with its period ("ST. LOUIS", "Mt. Hood", "Ft. Worth") joins the next word when the
+#: whole text is a cached value (the lookup decides; issue 13, helper atis12). Off: "ST" was masked alone,
+#: so the value never matched the SQL's 'ST. LOUIS' and every such ATIS question was refused.
+ABBREVIATION_JOIN = True
+
+
+def _abbreviation(token: str) -> bool:
+    """A word of two or three letters that starts with a capital ("ST", "Mt", "Ft"): an abbreviation
+    when a period follows it."""
+    return 2 <= len(token) <= 3 and token.isalpha() and token[0].isupper()
 
 
 def _value_pass(m: _Masker, words, vocab: SchemaVocabulary, lookup: ValueLookup, max_n: int) -> None:
@@ -329,8 +350,10 @@ def _value_pass(m: _Masker, words, vocab: SchemaVocabulary, lookup: ValueLookup,
                 continue  # schema words and ordinary English are never values (but a capitalised code: "US flights")
             if any(m.question[a[1] : b[0]].strip() not in ("", ",", "-", "&", "'")
                    and not (m.question[a[1] : b[0]].strip() == "." and len(a[2]) == 1 and a[2].isupper())
+                   and not (ABBREVIATION_JOIN and m.question[a[1] : b[0]].strip() == "." and _abbreviation(a[2]))
                    for a, b in zip(chunk, chunk[1:])):
-                continue  # do not join across punctuation (but a name's initial: "Christopher D. Manning")
+                continue  # do not join across punctuation (but a name's initial: "Christopher D. Manning",
+                # and an abbreviation the stored value spells with its period: "ST. LOUIS")
             text = m.question[start:end]
             found = lookup(text)
             if found:

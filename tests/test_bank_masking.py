@@ -115,3 +115,33 @@ def test_masked_key_and_identifier_split():
     assert split_identifier("customerOrderID") == ["customer", "order", "id"]
     assert split_identifier("first_name") == ["first", "name"]
     assert "customers" in VOCAB and "customer" in VOCAB and "Product" in VOCAB
+
+
+def test_an_abbreviation_with_its_period_joins_a_cached_value(monkeypatch):
+    """"ST. LOUIS" is one stored value: masked whole, not "ST" alone (issue 13, helper atis12)."""
+    import example_bank.masking as masking
+
+    values = {"st. louis": "city.city_name", "st. paul": "city.city_name", "denver": "city.city_name"}
+    lookup = lambda t: values.get(t.lower())  # noqa: E731
+    masked = mask_question("flights from ST. LOUIS to ST. PAUL", VOCAB, lookup)
+    assert [s.text for s in masked.spans] == ["ST. LOUIS", "ST. PAUL"]
+    assert masked.text == "flights from [MASK] to [MASK]"
+    # a period after a word whose joined text is no stored value still ends the value
+    assert [s.text for s in mask_question("flights from Denver. Dr. Who asks", VOCAB, lookup).spans][0] == "Denver"
+    monkeypatch.setattr(masking, "ABBREVIATION_JOIN", False)
+    assert [s.text for s in mask_question("flights from ST. LOUIS to ST. PAUL", VOCAB, lookup).spans][0] == "ST"
+
+
+def test_a_common_word_in_capitals_is_a_value_when_the_cache_holds_it(monkeypatch):
+    """"FIRST class" on ATIS is ``class_type = 'FIRST'``: masked when the cache holds it and the question is
+    not written in capitals; "the first flight" stays a word (issue 13, helper atis12)."""
+    import example_bank.masking as masking
+
+    values = {"first": "fare_basis.class_type", "tuesday": "days.day_name"}
+    lookup = lambda t: values.get(t.lower())  # noqa: E731
+    assert mask_question("show me FIRST class fares on a TUESDAY", VOCAB, lookup).text == \
+        "show me [MASK] class fares on a [MASK]"
+    assert mask_question("show me the first flight", VOCAB, lookup).spans == []
+    assert all(s.kind != "value" for s in mask_question("SHOW ME FIRST CLASS FARES", VOCAB, lookup).spans)
+    monkeypatch.setattr(masking, "SHOUTED_WORDS", False)
+    assert mask_question("show me FIRST class fares on a TUESDAY", VOCAB, lookup).spans == []

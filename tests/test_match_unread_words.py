@@ -45,8 +45,14 @@ BANK = [
 
 @pytest.fixture(scope="module")
 def asker(module_db_url):
-    with bank_asker(module_db_url, "air", create, BANK) as a:
-        yield a
+    # the day in capitals left a word, as before masking.SHOUTED_WORDS (atis12), which masks "WEDNESDAY" as the
+    # stored day name and so keeps this example from pairing at all: the rule is tested on the case it was made for
+    import example_bank.masking as masking
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(masking, "SHOUTED_WORDS", False)
+        with bank_asker(module_db_url, "air", create, BANK) as a:
+            yield a
 
 
 QUESTION = "show all morning flights from PITTSBURGH to DALLAS on wednesday"

@@ -173,7 +173,10 @@ def added_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:
     from sqlgenie.inference.deeper_words import accounted  # its own words inflected, what its SQL reads
 
     known = accounted(asker, cand, unlicensed, ex_masked.text, new_masked.text)
-    return [w for w in unlicensed if w not in known]
+    from sqlgenie.inference.free_words import free_words  # words the bank shows no query needs (atis12)
+
+    free = free_words(asker.retriever, asker.catalog) if unlicensed else frozenset()
+    return [w for w in unlicensed if w not in known and w not in free]
 
 
 def removed_schema_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:

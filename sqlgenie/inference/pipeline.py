@@ -640,6 +640,7 @@ class Asker:
                 question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
                 similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
                 group=license, own_directions=asked is new_masked,  # "between" rewritten: no direction of its own
+                word_ties=tied_words,  # implied constants a shared word carries (shared_constants)
             )
             precision.check_candidate(adapted, ex_masked.text, asked.text, asked.spans, retrieval.question,
                                       catalog=self.catalog, modifiers=modifiers, schema_word=self._schema_word)

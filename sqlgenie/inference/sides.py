@@ -72,6 +72,10 @@ SIDES = True
 ENTITY = True
 HOW_MUCH = True
 DROPPED = True
+#: An example that names no answer against a question that does: the query must return the question's
+#: thing (issue 13, helper atis12: "what flights ... with a meal" answered with ``food_service`` columns
+#: from "in flight meal X to Y saturday"). Off: no check without two answer heads.
+HEADLESS = True
 NEXT_WORD = False  # the word right after a value: tried, not kept ("X on AC" learned as the destination)
 
 
@@ -426,6 +430,8 @@ def answer_entity_mismatch(tree: exp.Expression, example_masked: str, new_masked
         return []
     ex_roles = _roles(example_masked, tuple(ex_classes), schema_word)
     new_roles = _roles(new_masked, tuple(new_classes), schema_word)
+    if HEADLESS and not ex_roles.heads and new_roles.heads and not ex_roles.count and not new_roles.count:
+        return headless_mismatch(tree, new_masked, new_roles.heads[0], catalog)
     if not ex_roles.heads or not new_roles.heads or ex_roles.count or new_roles.count:
         return []
     a, b = ex_roles.heads[0], new_roles.heads[0]
@@ -439,6 +445,26 @@ def answer_entity_mismatch(tree: exp.Expression, example_masked: str, new_masked
         return []
     return [f"your question is about {b} ({tb} rows), but the example asks for {a} and its query returns "
             f"{ta} rows, not {tb}"]
+
+
+def headless_mismatch(tree: exp.Expression, new_masked: str, b: str, catalog: Any) -> list[str]:
+    """The example names no answer ("in flight meal BOSTON to DENVER saturday") and the question does
+    ("what flights ..."): refused when the question's head names a table whose rows the query does not
+    return while it returns another table's (``food_service`` columns for "what flights")."""
+    from sqlgenie.inference.verify import tokens
+
+    words = tokens(new_masked)
+    first = words.index(_MASK) if _MASK in words else len(words)
+    if not any(_singular(t) == b for t in words[:first]):
+        return []  # a noun of the answer phrase, as written
+    schemas = {t.db.lower() for t in tree.find_all(exp.Table) if t.db}
+    names = [t.name.lower() for t in catalog.tables if not schemas or t.schema.lower() in schemas]
+    tb = _word_table(b, names)
+    shown = _projected_entities(tree, names)
+    if tb is None or not shown or tb in shown:
+        return []
+    return [f"your question is about {b} ({tb} rows), but the example names no answer and its query returns "
+            f"{', '.join(sorted(shown))} rows, not {tb}"]
 
 
 # --------------------------------------------------------------------------- how much

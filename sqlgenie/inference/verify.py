@@ -53,6 +53,7 @@ from typing import Any, Callable, Sequence
 
 from sqlglot import exp
 
+from sqlgenie.inference import shared_constants
 from sqlgenie.autocorrect.base import parse_sql, to_sql
 from sqlgenie.inference.adapt import (
     AdaptedSQL,
@@ -864,7 +865,7 @@ def _key_column(column: str | None) -> bool:
 
 
 def implied_constants(example_sql: str, example_spans: Sequence[Any], example_masked: str, new_masked: str,
-                      catalog: Any = None, group: Any = None) -> list[str]:
+                      catalog: Any = None, group: Any = None, word_ties: Any = None) -> list[str]:
     """Refuse when the example's SQL compares a column with a number no value of its
     question produced (outside HAVING) (``departure_time BETWEEN 0 AND 1200`` for "morning", ``stops = 0``
     for "nonstop") and the two questions differ in a content word: that constant came
@@ -887,6 +888,8 @@ def implied_constants(example_sql: str, example_spans: Sequence[Any], example_ma
     words = [w for w in diff.added + diff.removed if len(w) > 2 and not w.isdigit()]
     if not words:
         return []
+    if shared_constants.accounted(unbound, words, example_masked, new_masked, word_ties):
+        return []  # a word both questions say carries every constant; the others carry none (atis12)
     consts = ", ".join(sorted({repr(s.text) for s in unbound}))
     return [f"the example's SQL uses constants its question implies ({consts}) and your question words it "
             f"differently ({', '.join(words[:4])})"]
@@ -946,6 +949,7 @@ def adapt_verified(
     known_values: KnownValues | None = None,
     group: Any = None,
     own_directions: bool = True,
+    word_ties: Any = None,
 ) -> AdaptedSQL:
     """Adapt one bank example (:func:`adapt_sql`), then verify that the result answers
     the question (roles, licensed filters) and correct what is exact (a filter the
@@ -980,7 +984,7 @@ def adapt_verified(
     if not reasons:
         reasons += projection_mismatch(tree, ex_roles, new_roles, catalog)
     if not reasons and not exact:
-        reasons += implied_constants(sql, spans, ex_masked, new_masked, catalog, group=group)
+        reasons += implied_constants(sql, spans, ex_masked, new_masked, catalog, group=group, word_ties=word_ties)
     if not reasons and not exact:
         reasons += direction_swaps(ex_masked, spans, new_masked, new_spans, adapted.pairs)
     if not reasons and not exact:

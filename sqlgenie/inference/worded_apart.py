@@ -50,6 +50,11 @@ def dropped_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:
     diff = question_diff(ex_masked.text, new_masked.text)
     mine = {stem(f) for w in _tokens(new_masked.text) for f in (w, lemma(w))}
     removed = [w for w in diff.removed if stem(w) not in mine and stem(lemma(w)) not in mine]
+    if removed:  # words the bank shows no query needs (free_words, atis12)
+        from sqlgenie.inference.free_words import free_words
+
+        free = free_words(asker.retriever, asker.catalog)
+        removed = [w for w in removed if w not in free]
     ex_cues = {_CUE_OF[w] for w in _tokens(ex_masked.text) if w in _CUE_OF}
     new_cues = {_CUE_OF[w] for w in _tokens(new_masked.text) if w in _CUE_OF}
     removed += sorted(ex_cues - new_cues)

@@ -1,0 +1,122 @@
+"""Words the bank shows to carry no part of a query (issue 13, helper atis12).
+
+The deeper candidates' license (:mod:`sqlgenie.inference.deeper`) and the check past a fitting
+nearest example (:mod:`sqlgenie.inference.worded_apart`) refuse a candidate for any content word
+one question says and the other does not, unless a paraphrase of the candidate's own query says
+(or drops) it too. On ATIS most seen questions they refused had their own template's example
+verified and differed only in conversational words: "i would like to see the DAILY flights from
+BALTIMORE to PHILADELPHIA" against "show me all DAILY flights between MILWAUKEE and ORLANDO"
+('like', 'see', 'would'), "what ground transportation is *available* from LGA airport into NEW
+YORK" against "please list the ground transportation from LGA into NEW YORK".
+
+:func:`free_words` reads the whole verified bank of the scope once (cached until it changes): in
+each skeleton group of two or more members (:mod:`sqlgenie.inference.groups`: the same SQL
+skeleton and the same constants outside the questions' values, i.e. paraphrases of one query), a
+word said by some members and not by others is optional *for that query*. A word optional in at
+least :data:`MIN_GROUPS` different groups, and at least :data:`MIN_RATIO` times as often as all members
+of a group say it, is not needed by the queries the bank shows it with: it is
+*free*, and it neither licenses nor refuses a deeper candidate. Learned per scope, never a word
+list; schema words, superlatives and direction markers are never free (their own checks decide them).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+__all__ = ["ENABLED", "MIN_GROUPS", "free_words", "FreeWords"]
+
+#: On: free words are left out of the deeper license's added and dropped words. Off: every word counts.
+ENABLED = True
+#: Groups (paraphrases of one query) in which the word must be optional.
+MIN_GROUPS = 4
+#: ... and at least this many times as often optional as said by every member of a group (a word most
+#: paraphrases of a query keep is part of it).
+MIN_RATIO = 2.0
+#: Verified examples read at most (a bigger bank is read in its first rows only).
+MAX_EXAMPLES = 20000
+
+
+class FreeWords:
+    """Free words of one scope (see module doc), read on first use."""
+
+    def __init__(self, retriever: Any, catalog: Any, stamp: Any = None) -> None:
+        self.retriever, self.catalog, self.stamp = retriever, catalog, stamp
+        self._words: frozenset[str] | None = None
+
+    def words(self) -> frozenset[str]:
+        if self._words is None:
+            self._words = self._read()
+        return self._words
+
+    def _read(self) -> frozenset[str]:
+        from example_bank.store import _COLUMNS, _row_to_example
+        from sqlgenie.inference.groups import groups_of
+
+        r = self.retriever
+        statuses = list(getattr(r, "statuses", ("verified",)))
+        query = f"SELECT {_COLUMNS} FROM sqlgenie.bank_examples WHERE status = ANY(%s)"
+        params: list[Any] = [statuses]
+        if getattr(r, "allowed", None) is not None:
+            query += " AND tables <@ %s"
+            params.append(sorted(r.allowed))
+        query += " ORDER BY id LIMIT %s"
+        params.append(MAX_EXAMPLES)
+        rows = r.store.execute(query, params).fetchall()
+        groups = groups_of(r, self.catalog)
+        by_query: dict[tuple, list[Any]] = defaultdict(list)
+        for row in rows:
+            ex = _row_to_example(row)
+            m = groups.member(ex)
+            if m is not None:
+                by_query[(ex.skeleton, m.key)].append(m)
+        optional: dict[str, int] = defaultdict(int)
+        kept: dict[str, int] = defaultdict(int)  # groups where every member says the word
+        for members in by_query.values():
+            if len(members) < 2:
+                continue
+            said = set().union(*(m.words for m in members))
+            always = set.intersection(*(set(m.words) for m in members))
+            for w in said - always:
+                optional[w] += 1
+            for w in always:
+                kept[w] += 1
+        self.optional, self.kept = dict(optional), dict(kept)
+        return frozenset(w for w, n in optional.items()
+                         if n >= MIN_GROUPS and n >= kept.get(w, 0) * MIN_RATIO
+                         and not w.startswith("dir:") and not _schema(self.catalog, w) and not _ranks(w))
+
+
+def _ranks(word: str) -> bool:
+    """A superlative ("cheapest": optional only beside its synonyms "lowest", "least expensive"): never free."""
+    from sqlgenie.inference.verify import _SUPERLATIVE
+
+    return word in _SUPERLATIVE or (len(word) > 5 and word.endswith("est"))
+
+
+def _schema(catalog: Any, word: str) -> bool:
+    """A table or column name (or a word of one): never free."""
+    if catalog is None:
+        return False
+    try:
+        for t in catalog.tables:
+            names = [t.name] + [c.name for c in t.columns]
+            for n in names:
+                parts = n.lower().split("_")
+                if word == n.lower() or word in parts or word.rstrip("s") in parts:
+                    return True
+    except Exception:
+        return False
+    return False
+
+
+def free_words(retriever: Any, catalog: Any) -> frozenset[str]:
+    """The free words of the retriever's scope (empty when :data:`ENABLED` is off or they cannot be read)."""
+    if not ENABLED:
+        return frozenset()
+    from sqlgenie.inference.verify import cached_per_bank
+
+    try:
+        return cached_per_bank(retriever, "_free_words", lambda stamp: FreeWords(retriever, catalog, stamp)).words()
+    except Exception:  # an aid: never a reason to fail an answer
+        return frozenset()
