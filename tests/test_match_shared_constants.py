@@ -22,6 +22,10 @@ def _at(x: str, y: str, lo: int, hi: int) -> str:
             f" AND f.departure_time BETWEEN {lo} AND {hi}")
 
 
+def _night(x: str, y: str) -> str:
+    return _at(x, y, 601, 1759).replace("AND f.departure_time", "AND NOT f.departure_time")  # as ATIS writes it
+
+
 def _route(x: str, y: str) -> str:
     return f"SELECT DISTINCT f.flight_id {AIR_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}'"
 
@@ -37,6 +41,9 @@ BANK = [
     ("early flights from BOSTON to DALLAS", _at("BOSTON", "DALLAS", 0, 800)),
     ("show me early flights from DENVER to PITTSBURGH", _at("DENVER", "PITTSBURGH", 0, 800)),
     ("what early flights go from ATLANTA to BOSTON", _at("ATLANTA", "BOSTON", 0, 800)),
+    ("what night flights go from BOSTON to DALLAS", _night("BOSTON", "DALLAS")),
+    ("night flights from DENVER to BOSTON", _night("DENVER", "BOSTON")),
+    ("show me the night flights from PITTSBURGH to ATLANTA", _night("PITTSBURGH", "ATLANTA")),
     ("can you list flights from BOSTON to PITTSBURGH", _route("BOSTON", "PITTSBURGH")),
     ("can i see flights from DENVER to BOSTON", _route("DENVER", "BOSTON")),
     ("can you show flights from ATLANTA to DENVER", _route("ATLANTA", "DENVER")),
@@ -133,3 +140,18 @@ def test_a_part_of_the_day_is_swapped_at_the_usual_share(asker, monkeypatch):
     monkeypatch.setattr(word_constants, "USUAL_SHARE", 0)
     r = asker.ask(q, route="match", execute=False)
     assert r.status != "ok" or "BETWEEN 0 AND 1200" not in r.sql, r.sql
+
+
+def test_a_negated_range_is_no_range_to_swap_in(asker, monkeypatch):
+    """"night" is ``NOT departure_time BETWEEN 601 AND 1759`` in the bank: a "morning" example's
+    ``BETWEEN 0 AND 1200`` must not take 601 / 1759 as a plain range (that asks for daytime flights)."""
+    monkeypatch.setattr(word_constants, "ENABLED", True)
+    words = word_constants.word_constants(asker.retriever, asker.catalog)
+    assert set(words.tied("night")) == {word_constants.NEGATED + "air.flight.departure_time"}, words.tied("night")
+    q = "i would like a night flight from ATLANTA to PITTSBURGH"
+    r = asker.ask(q, route="match", execute=False)
+    assert r.status != "ok" or "NOT" in r.sql.upper(), r.sql
+    monkeypatch.setattr(word_constants, "NEGATED", "")  # the polarity forgotten: the swap asks for daytime
+    asker.retriever._word_constants = None
+    r = asker.ask(q, route="match", execute=False)
+    assert r.status == "ok" and "BETWEEN 601 AND 1759" in r.sql and "NOT" not in r.sql.upper(), r.sql

@@ -47,6 +47,8 @@ MIN_SHARE = 0.8
 #: helper atis12). 0: only MIN_SHARE ties swap.
 USUAL_SHARE = 0.5
 SAMPLE = 40
+#: Prefix of a column whose constants sit under a NOT (see :func:`_slot_key`).
+NEGATED = "not "
 
 
 def _num(text: str) -> Decimal | None:
@@ -69,8 +71,16 @@ def _implied(sql: str, spans: Sequence[Any], catalog: Any) -> dict[str, tuple[st
             continue
         if s.node.find_ancestor(exp.Having) is not None:
             continue
-        cols.setdefault(s.column.lower(), set()).add(s.text)
+        cols.setdefault(_slot_key(s), set()).add(s.text)
     return {c: tuple(sorted(v, key=_num)) for c, v in cols.items()}
+
+
+def _slot_key(slot: Any) -> str:
+    """The column a constant compares, marked when the comparison is negated: ATIS writes "night" as
+    ``NOT departure_time BETWEEN 601 AND 1759``, so its numbers are no range a "morning" example's
+    ``BETWEEN 0 AND 1200`` may take (that swap asked for daytime flights)."""
+    col = (slot.column or "").lower()
+    return NEGATED + col if slot.node.find_ancestor(exp.Not) is not None else col
 
 
 class WordConstants:
@@ -215,7 +225,7 @@ def rewrite(example_sql: str, example_masked: Any, new_masked_text: str, words: 
         return None
     mapping = {c: m for s in swaps for c, m in s.mapping.items()}
     for s in slots:
-        col = (s.column or "").lower()
+        col = _slot_key(s)
         if s.context == "compare" and not s.is_string and col in mapping and s.text in mapping[col] \
                 and isinstance(s.node, exp.Literal):
             s.node.replace(exp.Literal.number(mapping[col][s.text]))
