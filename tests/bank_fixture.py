@@ -95,3 +95,41 @@ def air_asker(url: str, cities: Sequence[str], bank: Sequence[tuple[str, str]]):
 
 def onboard_trade(url: str, bank: Sequence[tuple[str, str]]) -> Settings:
     return onboard_with_bank(url, "trade", create_trade, bank)
+
+
+LIB_AUTHORS = ["Dan Klein", "Ray Mooney", "Mirella Lapata", "Percy Liang"]
+LIB_VENUES = ["ACL", "EMNLP", "NAACL", "CVPR"]
+LIB_TOPICS = ["parsing", "vision", "translation", "robotics"]
+LIB_AUTHORS_AT = ("SELECT DISTINCT w.authorid FROM lib.paper AS p, lib.venue AS v, lib.writes AS w "
+                  "WHERE v.venueid = p.venueid AND v.venuename = '{}' AND w.paperid = p.paperid")
+LIB_TOPICS_AT = ("SELECT DISTINCT k.keyphrasename FROM lib.keyphrase AS k, lib.paper AS p, lib.paperkeyphrase AS pk, "
+                 "lib.venue AS v WHERE v.venueid = p.venueid AND v.venuename = '{}' AND pk.keyphraseid = k.keyphraseid "
+                 "AND p.paperid = pk.paperid")
+
+
+def create_lib(conn: psycopg.Connection) -> None:
+    """A ``create`` for :func:`bank_asker`: ``lib``, a small scholar-like schema (authors, venues, papers,
+    keyphrases, who wrote what, citations; the answer-word and head-reading tests)."""
+    conn.execute("CREATE SCHEMA lib")
+    conn.execute("CREATE TABLE lib.author (authorid integer PRIMARY KEY, authorname text NOT NULL)")
+    conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
+    conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
+                 " venueid integer NOT NULL REFERENCES lib.venue)")
+    conn.execute("CREATE TABLE lib.keyphrase (keyphraseid integer PRIMARY KEY, keyphrasename text NOT NULL)")
+    conn.execute("CREATE TABLE lib.paperkeyphrase (paperid integer NOT NULL REFERENCES lib.paper,"
+                 " keyphraseid integer NOT NULL REFERENCES lib.keyphrase, PRIMARY KEY (paperid, keyphraseid))")
+    conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
+                 " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
+    conn.execute("CREATE TABLE lib.cite (citingpaperid integer NOT NULL REFERENCES lib.paper,"
+                 " citedpaperid integer NOT NULL REFERENCES lib.paper, PRIMARY KEY (citingpaperid, citedpaperid))")
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO lib.author VALUES (%s, %s)", list(enumerate(LIB_AUTHORS, 1)))
+        cur.executemany("INSERT INTO lib.venue VALUES (%s, %s)", list(enumerate(LIB_VENUES, 1)))
+        cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
+                        [(i, f"paper {i}", 2010 + i % 6, 1 + i % len(LIB_VENUES)) for i in range(1, 41)])
+        cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
+        cur.executemany("INSERT INTO lib.keyphrase VALUES (%s, %s)", list(enumerate(LIB_TOPICS, 1)))
+        cur.executemany("INSERT INTO lib.paperkeyphrase VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
+        cur.executemany("INSERT INTO lib.cite VALUES (%s, %s)", [(i, 1 + (i * 7) % 40) for i in range(1, 41)])
+    for t in ("author", "venue", "paper", "writes", "keyphrase", "paperkeyphrase", "cite"):
+        conn.execute(f"ANALYZE lib.{t}")

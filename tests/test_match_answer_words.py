@@ -7,9 +7,8 @@ X" answered with one count)."""
 
 from __future__ import annotations
 
-import psycopg
 import pytest
-from bank_fixture import bank_asker
+from bank_fixture import LIB_AUTHORS_AT, LIB_TOPICS_AT, bank_asker, create_lib
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import answer_words, head_reading
@@ -18,61 +17,29 @@ from sqlgenie.inference.answer_words import (AnswerHeads, dropped_answer_word, f
 from sqlgenie.inference.eval_bank import _reason_bucket
 from sqlgenie.inference.verify import tokens
 
-AUTHORS = ["Dan Klein", "Ray Mooney", "Mirella Lapata", "Percy Liang"]
-VENUES = ["ACL", "EMNLP", "NAACL", "CVPR"]
-TOPICS = ["parsing", "vision", "translation", "robotics"]
-
-_AUTHORS_AT = ("SELECT DISTINCT w.authorid FROM lib.paper AS p, lib.venue AS v, lib.writes AS w "
-               "WHERE v.venueid = p.venueid AND v.venuename = '{}' AND w.paperid = p.paperid")
 _COUNT_OF = ("SELECT DISTINCT COUNT(DISTINCT w.paperid) FROM lib.author AS a, lib.writes AS w "
              "WHERE a.authorname = '{}' AND w.authorid = a.authorid")
 
-_TOPICS_AT = ("SELECT DISTINCT k.keyphrasename FROM lib.keyphrase AS k, lib.paper AS p, lib.paperkeyphrase AS pk, "
-              "lib.venue AS v WHERE v.venueid = p.venueid AND v.venuename = '{}' AND pk.keyphraseid = k.keyphraseid "
-              "AND p.paperid = pk.paperid")
 _VENUES_OF = ("SELECT DISTINCT p.venueid FROM lib.author AS a, lib.paper AS p, lib.writes AS w "
               "WHERE a.authorname = '{}' AND w.authorid = a.authorid AND w.paperid = p.paperid")
 
 BANK = [
-    ("topics at ACL", _TOPICS_AT.format("ACL")),
-    ("popular topics at EMNLP", _TOPICS_AT.format("EMNLP")),
-    ("what topics were discussed at NAACL ?", _TOPICS_AT.format("NAACL")),
+    ("topics at ACL", LIB_TOPICS_AT.format("ACL")),
+    ("popular topics at EMNLP", LIB_TOPICS_AT.format("EMNLP")),
+    ("what topics were discussed at NAACL ?", LIB_TOPICS_AT.format("NAACL")),
     ("in what venues does Dan Klein publish ?", _VENUES_OF.format("Dan Klein")),
     ("in which venues has Ray Mooney published ?", _VENUES_OF.format("Ray Mooney")),
     ("where does Mirella Lapata publish ?", _VENUES_OF.format("Mirella Lapata")),
-    ("who authored papers at ACL ?", _AUTHORS_AT.format("ACL")),
-    ("authors who published at EMNLP", _AUTHORS_AT.format("EMNLP")),
+    ("who authored papers at ACL ?", LIB_AUTHORS_AT.format("ACL")),
+    ("authors who published at EMNLP", LIB_AUTHORS_AT.format("EMNLP")),
     ("How many papers does Dan Klein have ?", _COUNT_OF.format("Dan Klein")),
     ("how many papers has Ray Mooney written ?", _COUNT_OF.format("Ray Mooney")),
 ]
 
 
-def _create_schema(conn: psycopg.Connection) -> None:
-    conn.execute("CREATE SCHEMA lib")
-    conn.execute("CREATE TABLE lib.author (authorid integer PRIMARY KEY, authorname text NOT NULL)")
-    conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
-    conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
-                 " venueid integer NOT NULL REFERENCES lib.venue)")
-    conn.execute("CREATE TABLE lib.keyphrase (keyphraseid integer PRIMARY KEY, keyphrasename text NOT NULL)")
-    conn.execute("CREATE TABLE lib.paperkeyphrase (paperid integer NOT NULL REFERENCES lib.paper,"
-                 " keyphraseid integer NOT NULL REFERENCES lib.keyphrase, PRIMARY KEY (paperid, keyphraseid))")
-    conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
-                 " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO lib.author VALUES (%s, %s)", list(enumerate(AUTHORS, 1)))
-        cur.executemany("INSERT INTO lib.venue VALUES (%s, %s)", list(enumerate(VENUES, 1)))
-        cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
-                        [(i, f"paper {i}", 2010 + i % 6, 1 + i % len(VENUES)) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.keyphrase VALUES (%s, %s)", list(enumerate(TOPICS, 1)))
-        cur.executemany("INSERT INTO lib.paperkeyphrase VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-    for t in ("author", "venue", "paper", "writes", "keyphrase", "paperkeyphrase"):
-        conn.execute(f"ANALYZE lib.{t}")
-
-
 @pytest.fixture(scope="module")
 def asker(module_db_url):
-    with bank_asker(module_db_url, "lib", _create_schema, BANK) as a:
+    with bank_asker(module_db_url, "lib", create_lib, BANK) as a:
         yield a
 
 
@@ -141,7 +108,7 @@ def test_a_foreign_head_needs_rows_the_bank_never_gives_it():
     ex = "in what venues does [MASK] publish ?"
     assert foreign_answer_head(venues, ex, "what topics does [MASK] publish in", heads)
     assert not foreign_answer_head(venues, ex, "what conferences does [MASK] publish in", heads)  # no bank use
-    assert not foreign_answer_head(parse_sql(_TOPICS_AT.format("ACL")), "topics at [MASK]",
+    assert not foreign_answer_head(parse_sql(LIB_TOPICS_AT.format("ACL")), "topics at [MASK]",
                                    "what topics were popular at [MASK] ?", heads)
     title = parse_sql("SELECT DISTINCT p.title FROM lib.paper AS p WHERE p.year = 2015")
     paper = _Heads({"paper": frozenset({"entity:paper", "name:paper"})})
@@ -171,7 +138,7 @@ def test_output_names_read_the_key_and_the_synonyms():
 
 
 def test_an_answer_word_the_question_keeps_or_a_paraphrase_drops():
-    tree = parse_sql(_AUTHORS_AT.format("ACL"))
+    tree = parse_sql(LIB_AUTHORS_AT.format("ACL"))
     ex = tokens("who authored papers at [MASK] ?")
     assert dropped_answer_word(tree, ex, tokens("what papers did [MASK] publish ?"))
     assert not dropped_answer_word(tree, ex, tokens("which authors wrote papers at [MASK] ?"))

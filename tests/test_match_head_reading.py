@@ -7,9 +7,8 @@ with the papers of "current research on Y"."""
 
 from __future__ import annotations
 
-import psycopg
 import pytest
-from bank_fixture import bank_asker
+from bank_fixture import LIB_AUTHORS_AT, LIB_TOPICS_AT, bank_asker, create_lib
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import head_reading
@@ -17,19 +16,10 @@ from sqlgenie.inference.eval_bank import _reason_bucket
 from sqlgenie.inference.head_reading import (asked_thing, extra_entity, person_head, reason_code, tied_output,
                                              verb_side)
 
-AUTHORS = ["Dan Klein", "Ray Mooney", "Mirella Lapata", "Percy Liang"]
-VENUES = ["ACL", "EMNLP", "NAACL", "CVPR"]
-TOPICS = ["parsing", "vision", "translation", "robotics"]
-
 _PAPERS_ON = ("SELECT DISTINCT p.paperid FROM lib.keyphrase AS k, lib.paper AS p, lib.paperkeyphrase AS pk "
               "WHERE k.keyphrasename = '{}' AND pk.keyphraseid = k.keyphraseid AND p.paperid = pk.paperid")
 _PAPERS_AT = ("SELECT DISTINCT p.paperid FROM lib.paper AS p, lib.venue AS v "
               "WHERE v.venueid = p.venueid AND v.venuename = '{}'")
-_AUTHORS_AT = ("SELECT DISTINCT w.authorid FROM lib.paper AS p, lib.venue AS v, lib.writes AS w "
-               "WHERE v.venueid = p.venueid AND v.venuename = '{}' AND w.paperid = p.paperid")
-_TOPICS_AT = ("SELECT DISTINCT k.keyphrasename FROM lib.keyphrase AS k, lib.paper AS p, lib.paperkeyphrase AS pk, "
-              "lib.venue AS v WHERE v.venueid = p.venueid AND v.venuename = '{}' AND pk.keyphraseid = k.keyphraseid "
-              "AND p.paperid = pk.paperid")
 _BEST_AT = ("SELECT DISTINCT p.paperid, p.year FROM lib.paper AS p, lib.venue AS v "
             "WHERE v.venueid = p.venueid AND v.venuename = '{}' ORDER BY p.year DESC LIMIT 1")
 _AUTHORS_ON = ("SELECT DISTINCT w.authorid FROM lib.keyphrase AS k, lib.paperkeyphrase AS pk, lib.writes AS w "
@@ -44,48 +34,22 @@ BANK = [
     ("recent papers on vision", _PAPERS_ON.format("vision")),
     ("ACL papers", _PAPERS_AT.format("ACL")),
     ("show me the EMNLP papers", _PAPERS_AT.format("EMNLP")),
-    ("who authored papers at ACL ?", _AUTHORS_AT.format("ACL")),
-    ("who published papers at EMNLP ?", _AUTHORS_AT.format("EMNLP")),
-    ("who wrote papers at NAACL ?", _AUTHORS_AT.format("NAACL")),
+    ("who authored papers at ACL ?", LIB_AUTHORS_AT.format("ACL")),
+    ("who published papers at EMNLP ?", LIB_AUTHORS_AT.format("EMNLP")),
+    ("who wrote papers at NAACL ?", LIB_AUTHORS_AT.format("NAACL")),
     ("best paper at ACL", _BEST_AT.format("ACL")),
     ("the best paper at EMNLP", _BEST_AT.format("EMNLP")),
     ("number of citations of Dan Klein", _CITATIONS_OF.format("Dan Klein")),
     ("how many citations does Ray Mooney have ?", _CITATIONS_OF.format("Ray Mooney")),
-    ("topics at ACL", _TOPICS_AT.format("ACL")),
-    ("popular topics at EMNLP", _TOPICS_AT.format("EMNLP")),
-    ("what topics were discussed at NAACL ?", _TOPICS_AT.format("NAACL")),
+    ("topics at ACL", LIB_TOPICS_AT.format("ACL")),
+    ("popular topics at EMNLP", LIB_TOPICS_AT.format("EMNLP")),
+    ("what topics were discussed at NAACL ?", LIB_TOPICS_AT.format("NAACL")),
 ]
-
-
-def _create_schema(conn: psycopg.Connection) -> None:
-    conn.execute("CREATE SCHEMA lib")
-    conn.execute("CREATE TABLE lib.author (authorid integer PRIMARY KEY, authorname text NOT NULL)")
-    conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
-    conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
-                 " venueid integer NOT NULL REFERENCES lib.venue)")
-    conn.execute("CREATE TABLE lib.keyphrase (keyphraseid integer PRIMARY KEY, keyphrasename text NOT NULL)")
-    conn.execute("CREATE TABLE lib.paperkeyphrase (paperid integer NOT NULL REFERENCES lib.paper,"
-                 " keyphraseid integer NOT NULL REFERENCES lib.keyphrase, PRIMARY KEY (paperid, keyphraseid))")
-    conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
-                 " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
-    conn.execute("CREATE TABLE lib.cite (citingpaperid integer NOT NULL REFERENCES lib.paper,"
-                 " citedpaperid integer NOT NULL REFERENCES lib.paper, PRIMARY KEY (citingpaperid, citedpaperid))")
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO lib.author VALUES (%s, %s)", list(enumerate(AUTHORS, 1)))
-        cur.executemany("INSERT INTO lib.venue VALUES (%s, %s)", list(enumerate(VENUES, 1)))
-        cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
-                        [(i, f"paper {i}", 2010 + i % 6, 1 + i % len(VENUES)) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.keyphrase VALUES (%s, %s)", list(enumerate(TOPICS, 1)))
-        cur.executemany("INSERT INTO lib.paperkeyphrase VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.cite VALUES (%s, %s)", [(i, 1 + (i * 7) % 40) for i in range(1, 41)])
-    for t in ("author", "venue", "paper", "writes", "keyphrase", "paperkeyphrase", "cite"):
-        conn.execute(f"ANALYZE lib.{t}")
 
 
 @pytest.fixture(scope="module")
 def asker(module_db_url):
-    with bank_asker(module_db_url, "lib", _create_schema, BANK) as a:
+    with bank_asker(module_db_url, "lib", create_lib, BANK) as a:
         yield a
 
 
@@ -158,7 +122,7 @@ def test_extra_entity_needs_a_tie_the_query_does_not_read():
     ties = _Ties({"topic": frozenset({"keyphrase"}), "year": frozenset({"author"})})
     ex = "papers at [MASK]"
     assert extra_entity(papers, ex, "what was the topic of papers at [MASK] ?", ties)
-    assert not extra_entity(parse_sql(_TOPICS_AT.format("ACL")), ex, "what was the topic of papers at [MASK] ?", ties)
+    assert not extra_entity(parse_sql(LIB_TOPICS_AT.format("ACL")), ex, "what was the topic of papers at [MASK] ?", ties)
     # a word naming a column the query reads is accounted for, whatever the bank ties it to
     years = parse_sql("SELECT DISTINCT p.year FROM lib.paper AS p, lib.venue AS v "
                       "WHERE v.venueid = p.venueid AND v.venuename = 'ACL'")
@@ -179,7 +143,7 @@ def test_tied_output_refuses_an_unnamed_entity_next_to_the_tied_one():
 
 
 def test_asked_thing_needs_the_examples_word_and_no_such_rows(asker):
-    authors = parse_sql(_AUTHORS_AT.format("ACL"))
+    authors = parse_sql(LIB_AUTHORS_AT.format("ACL"))
     ex = "who published papers at [MASK] ?"
     assert asked_thing(authors, ex, "what papers are published at [MASK] ?", asker.catalog)
     assert not asked_thing(authors, ex, "which authors are published at [MASK] ?", asker.catalog)  # not said

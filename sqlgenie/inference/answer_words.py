@@ -48,6 +48,7 @@ __all__ = [
     "check_candidate",
     "dropped_answer_word",
     "findings",
+    "named_outputs",
     "output_names",
     "reason_code",
     "unasked_by_grouping",
@@ -205,17 +206,31 @@ def _valued_tables(tree: exp.Expression) -> set[str]:
     return out
 
 
-def unasked_entity(tree: exp.Expression, example_words: Sequence[str], new_words: Sequence[str],
-                   catalog: Any = None) -> list[str]:
-    """See module doc."""
-    from sqlgenie.inference.verify import lemma
-
+def named_outputs(tree: exp.Expression, catalog: Any = None) -> list[tuple[Any, set[str], str]]:
+    """``(column, names, entity)`` per output of a query returning two or more ([] otherwise): the entity
+    is the table (of the catalog or the query) an output names (:func:`_entity`)."""
     outs = output_names(tree, catalog)
     if len(outs) < 2:
         return []
+    tables = _table_lemmas(tree, catalog)
+    return [(column, names, _entity(column, names, tables)) for column, names in outs]
+
+
+def _table_lemmas(tree: exp.Expression, catalog: Any = None) -> set[str]:
+    """The lemmas of the catalog's tables and of the tables ``tree`` reads."""
+    from sqlgenie.inference.verify import lemma
+
     tables = {lemma(t.name.lower()) for t in getattr(catalog, "tables", ()) or ()}
-    tables |= {lemma(t.name.lower()) for t in tree.find_all(exp.Table)}
-    ents = [(column, names, _entity(column, names, tables)) for column, names in outs]
+    return tables | {lemma(t.name.lower()) for t in tree.find_all(exp.Table)}
+
+
+def unasked_entity(tree: exp.Expression, example_words: Sequence[str], new_words: Sequence[str],
+                   catalog: Any = None) -> list[str]:
+    """See module doc."""
+    ents = named_outputs(tree, catalog)
+    if not ents:
+        return []
+    tables = _table_lemmas(tree, catalog)
     valued = _valued_tables(tree)  # "papers by X": X names an author by its value
     asked = {e for _, names, e in ents if _said(new_words, names | {e})}
     if not asked:

@@ -213,7 +213,7 @@ def tied_output(tree: exp.Expression, example_masked: str, new_masked: str, ties
                 schema_word: Any = None) -> list[str]:
     """See module doc."""
     from sqlgenie.inference.answer_words import _said as said_names
-    from sqlgenie.inference.answer_words import _valued_tables, output_names
+    from sqlgenie.inference.answer_words import _valued_tables, named_outputs
     from sqlgenie.inference.verify import lemma, question_roles, tokens
 
     if ties is None:
@@ -227,14 +227,9 @@ def tied_output(tree: exp.Expression, example_masked: str, new_masked: str, ties
     tied = ties.tied(head, _forms(head, words))
     if not tied:
         return []
-    outs = output_names(tree, catalog)
-    if len(outs) < 2:
+    ents = named_outputs(tree, catalog)
+    if not ents:
         return []
-    from sqlgenie.inference.answer_words import _entity
-
-    tables = {lemma(t.name.lower()) for t in getattr(catalog, "tables", ()) or ()}
-    tables |= {lemma(t.name.lower()) for t in tree.find_all(exp.Table)}
-    ents = [(column, names, _entity(column, names, tables)) for column, names in outs]
     asked = {lemma(t) for t in tied} & {e for _, _, e in ents}
     if not asked:
         return []  # the query does not return what the head asks for: other rules' business
