@@ -56,3 +56,21 @@ def test_a_headless_example_returning_the_asked_thing_passes(asker):
 def test_the_route_refuses_the_meal_answer_for_flights(asker):
     r = asker.ask("what flights from ATLANTA to DALLAS with a meal", route="match", execute=False)
     assert r.status != "ok" or "meal_code" not in (r.sql or "").split("FROM")[0], r.sql
+
+
+@pytest.mark.parametrize("asked", ["next flight from [MASK] to [MASK] when is a meal served",
+                                   "what time next flight from [MASK] to [MASK] has a meal"])
+def test_a_head_that_is_no_asked_thing_does_not_refuse(asker, monkeypatch, asked):
+    """A noun fronted before the wh-word ("next semester when is 430 offered ?") or after another "what X" is
+    no thing the question asks for: the example is not refused for returning other rows."""
+    sql = MEALS.format(x="ATLANTA", y="DALLAS")
+    assert _check(asker, sql, "in flight meal [MASK] to [MASK]", asked) == []
+    monkeypatch.setattr(sides, "_asks_another_thing", lambda words, head: False)
+    got = _check(asker, sql, "in flight meal [MASK] to [MASK]", asked)
+    assert got and "names no answer" in got[0], got
+
+
+def test_a_relative_which_after_the_head_still_refuses(asker):
+    got = _check(asker, MEALS.format(x="ATLANTA", y="DALLAS"), "in flight meal [MASK] to [MASK]",
+                 "show me all flights from [MASK] to [MASK] which serve a meal")
+    assert got and "names no answer" in got[0], got

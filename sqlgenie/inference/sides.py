@@ -457,6 +457,8 @@ def headless_mismatch(tree: exp.Expression, new_masked: str, b: str, catalog: An
     first = words.index(_MASK) if _MASK in words else len(words)
     if not any(_singular(t) == b for t in words[:first]):
         return []  # a noun of the answer phrase, as written
+    if _asks_another_thing(words, b):
+        return []
     schemas = {t.db.lower() for t in tree.find_all(exp.Table) if t.db}
     names = [t.name.lower() for t in catalog.tables if not schemas or t.schema.lower() in schemas]
     tb = _word_table(b, names)
@@ -465,6 +467,29 @@ def headless_mismatch(tree: exp.Expression, new_masked: str, b: str, catalog: An
         return []
     return [f"your question is about {b} ({tb} rows), but the example names no answer and its query returns "
             f"{', '.join(sorted(shown))} rows, not {tb}"]
+
+
+#: wh-words whose answer is a time, a place, a person, a manner: no head noun's rows ("next semester when is
+#: 430 offered ?" asks for times, not semesters)
+_WH_NOT_HEAD = frozenset({"when", "where", "who", "whom", "whose", "how", "why"})
+#: words that may stand between "what" / "which" and the answer phrase ("what are the flights ...")
+_WH_LINKS = frozenset({"is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "has",
+                       "have", "had", "the", "a", "an", "all", "my", "your", "there"})
+
+
+def _asks_another_thing(words: Sequence[str], head: str) -> bool:
+    """The question's answer is not its head noun: a wh-word that asks for no rows of a table, or a "what X" /
+    "which X" with another noun X ("what *time* next semester is 311 offered ?"). A head read from a fronted
+    modifier ("next semester") is no thing the question asks for."""
+    if _WH_NOT_HEAD & set(words):
+        return True
+    at = next((i for i, w in enumerate(words) if _singular(w) == head), len(words))
+    for i, w in enumerate(words[:at]):  # before the head: "... flights which serve a meal" is a relative clause
+        if w in ("what", "which") and i + 1 < len(words):
+            nxt = words[i + 1]
+            if nxt not in _WH_LINKS and nxt != _MASK and _singular(nxt) != head:
+                return True
+    return False
 
 
 # --------------------------------------------------------------------------- how much
