@@ -107,29 +107,60 @@ LIB_TOPICS_AT = ("SELECT DISTINCT k.keyphrasename FROM lib.keyphrase AS k, lib.p
                  "AND p.paperid = pk.paperid")
 
 
-def create_lib(conn: psycopg.Connection) -> None:
+def lib_schema(authors: Sequence[str], venues: Sequence[str],
+               topics: Sequence[str]) -> Callable[[psycopg.Connection], None]:
     """A ``create`` for :func:`bank_asker`: ``lib``, a small scholar-like schema (authors, venues, papers,
-    keyphrases, who wrote what, citations; the answer-word and head-reading tests)."""
-    conn.execute("CREATE SCHEMA lib")
-    conn.execute("CREATE TABLE lib.author (authorid integer PRIMARY KEY, authorname text NOT NULL)")
-    conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
-    conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
-                 " venueid integer NOT NULL REFERENCES lib.venue)")
-    conn.execute("CREATE TABLE lib.keyphrase (keyphraseid integer PRIMARY KEY, keyphrasename text NOT NULL)")
-    conn.execute("CREATE TABLE lib.paperkeyphrase (paperid integer NOT NULL REFERENCES lib.paper,"
-                 " keyphraseid integer NOT NULL REFERENCES lib.keyphrase, PRIMARY KEY (paperid, keyphraseid))")
-    conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
-                 " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
-    conn.execute("CREATE TABLE lib.cite (citingpaperid integer NOT NULL REFERENCES lib.paper,"
-                 " citedpaperid integer NOT NULL REFERENCES lib.paper, PRIMARY KEY (citingpaperid, citedpaperid))")
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO lib.author VALUES (%s, %s)", list(enumerate(LIB_AUTHORS, 1)))
-        cur.executemany("INSERT INTO lib.venue VALUES (%s, %s)", list(enumerate(LIB_VENUES, 1)))
-        cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
-                        [(i, f"paper {i}", 2010 + i % 6, 1 + i % len(LIB_VENUES)) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.keyphrase VALUES (%s, %s)", list(enumerate(LIB_TOPICS, 1)))
-        cur.executemany("INSERT INTO lib.paperkeyphrase VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.cite VALUES (%s, %s)", [(i, 1 + (i * 7) % 40) for i in range(1, 41)])
-    for t in ("author", "venue", "paper", "writes", "keyphrase", "paperkeyphrase", "cite"):
-        conn.execute(f"ANALYZE lib.{t}")
+    keyphrases, who wrote what, citations) holding these names; 40 papers spread over them."""
+
+    def create(conn: psycopg.Connection) -> None:
+        conn.execute("CREATE SCHEMA lib")
+        conn.execute("CREATE TABLE lib.author (authorid integer PRIMARY KEY, authorname text NOT NULL)")
+        conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
+        conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
+                     " venueid integer NOT NULL REFERENCES lib.venue)")
+        conn.execute("CREATE TABLE lib.keyphrase (keyphraseid integer PRIMARY KEY, keyphrasename text NOT NULL)")
+        conn.execute("CREATE TABLE lib.paperkeyphrase (paperid integer NOT NULL REFERENCES lib.paper,"
+                     " keyphraseid integer NOT NULL REFERENCES lib.keyphrase, PRIMARY KEY (paperid, keyphraseid))")
+        conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
+                     " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
+        conn.execute("CREATE TABLE lib.cite (citingpaperid integer NOT NULL REFERENCES lib.paper,"
+                     " citedpaperid integer NOT NULL REFERENCES lib.paper, PRIMARY KEY (citingpaperid, citedpaperid))")
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO lib.author VALUES (%s, %s)", list(enumerate(authors, 1)))
+            cur.executemany("INSERT INTO lib.venue VALUES (%s, %s)", list(enumerate(venues, 1)))
+            cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
+                            [(i, f"paper {i}", 2010 + i % 6, 1 + i % len(venues)) for i in range(1, 41)])
+            cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % len(authors)) for i in range(1, 41)])
+            cur.executemany("INSERT INTO lib.keyphrase VALUES (%s, %s)", list(enumerate(topics, 1)))
+            cur.executemany("INSERT INTO lib.paperkeyphrase VALUES (%s, %s)",
+                            [(i, 1 + i % len(topics)) for i in range(1, 41)])
+            cur.executemany("INSERT INTO lib.cite VALUES (%s, %s)",  # 7i = i - 1 (mod 40) has no solution: no self-cite
+                            [(i, 1 + (i * 7) % 40) for i in range(1, 41)])
+        for t in ("author", "venue", "paper", "writes", "keyphrase", "paperkeyphrase", "cite"):
+            conn.execute(f"ANALYZE lib.{t}")
+
+    return create
+
+
+#: ``lib`` with the names above (the answer-word and head-reading tests).
+create_lib = lib_schema(LIB_AUTHORS, LIB_VENUES, LIB_TOPICS)
+
+
+def refused_then_answered_without(asker: Any, monkeypatch: Any, question: str, code: str,
+                                  reason_code: Callable[[str], str | None], off: Sequence[tuple[Any, str]],
+                                  counted: bool = True) -> str:
+    """Ask ``question``: refused with ``code`` as its module reads the reason (and, ``counted``, as ``eval
+    bank`` counts it: the nearest example's refusal is this one); with the switches ``off`` (``(module,
+    name)``) set False it is answered. Returns that SQL."""
+    from sqlgenie.inference.eval_bank import _reason_bucket
+
+    r = asker.ask(question, route="match")
+    assert r.status == "refused", r.sql
+    reason = r.think.reason or ""
+    assert reason_code(reason) == code, reason
+    assert not counted or _reason_bucket(reason) == code, reason
+    for module, switch in off:  # the refusal is this rule's
+        monkeypatch.setattr(module, switch, False)
+    r = asker.ask(question, route="match")
+    assert r.status == "ok", r.think and r.think.reason
+    return r.sql

@@ -8,13 +8,12 @@ X" answered with one count)."""
 from __future__ import annotations
 
 import pytest
-from bank_fixture import LIB_AUTHORS_AT, LIB_TOPICS_AT, bank_asker, create_lib
+from bank_fixture import LIB_AUTHORS_AT, LIB_TOPICS_AT, bank_asker, create_lib, refused_then_answered_without
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import answer_words, head_reading
 from sqlgenie.inference.answer_words import (AnswerHeads, dropped_answer_word, foreign_answer_head, output_names,
                                              reason_code, unasked_by_grouping, unasked_entity)
-from sqlgenie.inference.eval_bank import _reason_bucket
 from sqlgenie.inference.verify import tokens
 
 _COUNT_OF = ("SELECT DISTINCT COUNT(DISTINCT w.paperid) FROM lib.author AS a, lib.writes AS w "
@@ -44,16 +43,10 @@ def asker(module_db_url):
 
 
 def _refused_then_answered_without(asker, monkeypatch, question: str, switch: str, code: str) -> str:
-    r = asker.ask(question, route="match")
-    assert r.status == "refused", r.sql
-    assert reason_code(r.think.reason or "") == code, r.think.reason
-    assert _reason_bucket(r.think.reason or "") == code
-    monkeypatch.setattr(answer_words, switch, False)  # the refusal is this rule's
-    for later in ("EXTRA_ENTITY", "ASKED_THING", "PERSON", "VERB_SIDE"):  # head_reading (run after) agrees on
-        monkeypatch.setattr(head_reading, later, False)  # some of these ("topics", "what papers" from "who")
-    r = asker.ask(question, route="match")
-    assert r.status == "ok", r.think and r.think.reason
-    return r.sql
+    later = [(head_reading, name) for name in ("EXTRA_ENTITY", "ASKED_THING", "PERSON", "VERB_SIDE")]
+    # head_reading (run after) agrees on some of these ("topics", "what papers" from "who")
+    return refused_then_answered_without(asker, monkeypatch, question, code, reason_code,
+                                         [(answer_words, switch), *later])
 
 
 # --------------------------------------------------------------------------- end to end

@@ -8,11 +8,10 @@ with the papers of "current research on Y"."""
 from __future__ import annotations
 
 import pytest
-from bank_fixture import LIB_AUTHORS_AT, LIB_TOPICS_AT, bank_asker, create_lib
+from bank_fixture import LIB_AUTHORS_AT, LIB_TOPICS_AT, bank_asker, create_lib, refused_then_answered_without
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import head_reading
-from sqlgenie.inference.eval_bank import _reason_bucket
 from sqlgenie.inference.head_reading import (asked_thing, extra_entity, person_head, reason_code, tied_output,
                                              verb_side)
 
@@ -54,14 +53,7 @@ def asker(module_db_url):
 
 
 def _refused_then_answered_without(asker, monkeypatch, question: str, switch: str, code: str) -> str:
-    r = asker.ask(question, route="match")
-    assert r.status == "refused", r.sql
-    assert reason_code(r.think.reason or "") == code, r.think.reason
-    assert _reason_bucket(r.think.reason or "") == code
-    monkeypatch.setattr(head_reading, switch, False)  # the refusal is this rule's
-    r = asker.ask(question, route="match")
-    assert r.status == "ok", r.think and r.think.reason
-    return r.sql
+    return refused_then_answered_without(asker, monkeypatch, question, code, reason_code, [(head_reading, switch)])
 
 
 # --------------------------------------------------------------------------- end to end

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from bank_fixture import onboard_with_bank
+from bank_fixture import lib_schema, onboard_with_bank, refused_then_answered_without
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import other_query
@@ -60,36 +60,11 @@ BANK = [
 ]
 
 
-def _create_schema(conn: psycopg.Connection) -> None:
-    conn.execute("CREATE SCHEMA lib")
-    conn.execute("CREATE TABLE lib.author (authorid integer PRIMARY KEY, authorname text NOT NULL)")
-    conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
-    conn.execute("CREATE TABLE lib.keyphrase (keyphraseid integer PRIMARY KEY, keyphrasename text NOT NULL)")
-    conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
-                 " venueid integer NOT NULL REFERENCES lib.venue)")
-    conn.execute("CREATE TABLE lib.paperkeyphrase (paperid integer NOT NULL REFERENCES lib.paper,"
-                 " keyphraseid integer NOT NULL REFERENCES lib.keyphrase, PRIMARY KEY (paperid, keyphraseid))")
-    conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
-                 " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
-    conn.execute("CREATE TABLE lib.cite (citingpaperid integer NOT NULL REFERENCES lib.paper,"
-                 " citedpaperid integer NOT NULL REFERENCES lib.paper, PRIMARY KEY (citingpaperid, citedpaperid))")
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO lib.author VALUES (%s, %s)", list(enumerate(AUTHORS, 1)))
-        cur.executemany("INSERT INTO lib.venue VALUES (%s, %s)", list(enumerate(VENUES, 1)))
-        cur.executemany("INSERT INTO lib.keyphrase VALUES (%s, %s)", list(enumerate(TOPICS, 1)))
-        cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
-                        [(i, f"paper {i}", 2010 + i % 6, 1 + i % len(VENUES)) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.paperkeyphrase VALUES (%s, %s)", [(i, 1 + i % len(TOPICS)) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.cite VALUES (%s, %s)",
-                        sorted({(i, 1 + (i * 7) % 40) for i in range(1, 41) if (i * 7) % 40 + 1 != i}))
-    for t in ("author", "venue", "keyphrase", "paper", "paperkeyphrase", "writes", "cite"):
-        conn.execute(f"ANALYZE lib.{t}")
 
 
 @pytest.fixture(scope="module")
 def lib(module_db_url):
-    return onboard_with_bank(module_db_url, "lib", _create_schema, BANK, measure_indexes=False, top_values=10)
+    return onboard_with_bank(module_db_url, "lib", lib_schema(AUTHORS, VENUES, TOPICS), BANK, measure_indexes=False, top_values=10)
 
 
 @pytest.fixture(scope="module")
@@ -102,13 +77,8 @@ def asker(lib):
 
 
 def _refused_then_answered_without(asker, monkeypatch, question: str, switch: str, code: str) -> str:
-    r = asker.ask(question, route="match")
-    assert r.status == "refused", r.sql
-    assert reason_code(r.think.reason or "") == code, r.think.reason
-    monkeypatch.setattr(other_query, switch, False)  # the refusal is this rule's
-    r = asker.ask(question, route="match")
-    assert r.status == "ok", r.think and r.think.reason
-    return r.sql
+    return refused_then_answered_without(asker, monkeypatch, question, code, reason_code, [(other_query, switch)],
+                                         counted=False)
 
 
 def test_a_paraphrase_still_answers(asker):

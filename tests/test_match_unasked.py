@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from bank_fixture import bank_asker
+from bank_fixture import bank_asker, refused_then_answered_without
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import unasked_parts
@@ -76,13 +76,8 @@ def _roles(text: str, classes=("text",)):
 
 
 def _refused_then_answered_without(asker, monkeypatch, question: str, switch: str, code: str) -> str:
-    r = asker.ask(question, route="match")
-    assert r.status == "refused", r.sql
-    assert reason_code(r.think.reason or "") == code, r.think.reason
-    monkeypatch.setattr(unasked_parts, switch, False)  # the refusal is this rule's
-    r = asker.ask(question, route="match")
-    assert r.status == "ok", r.think and r.think.reason
-    return r.sql
+    return refused_then_answered_without(asker, monkeypatch, question, code, reason_code, [(unasked_parts, switch)],
+                                         counted=False)
 
 
 def test_dropped_grouping_is_refused(asker, monkeypatch):

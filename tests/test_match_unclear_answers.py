@@ -8,7 +8,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 import sqlglot
-from bank_fixture import bank_asker
+from bank_fixture import bank_asker, refused_then_answered_without
 
 from sqlgenie.inference import unclear_answers
 from sqlgenie.inference.unclear_answers import (ambiguous_any, reason_code, requested_items, star_over_join,
@@ -74,14 +74,8 @@ def asker(module_db_url):
 
 
 def _refused_then_answered_without(asker, monkeypatch, question: str, switch: str, code: str) -> str:
-    r = asker.ask(question, route="match")
-    assert r.status == "refused", r.sql
-    reason = r.think.reason or ""
-    assert reason_code(reason) == code, reason
-    monkeypatch.setattr(unclear_answers, switch, False)  # the refusal is this rule's
-    r = asker.ask(question, route="match")
-    assert r.status == "ok", r.think and r.think.reason
-    return r.sql
+    return refused_then_answered_without(asker, monkeypatch, question, code, reason_code, [(unclear_answers, switch)],
+                                         counted=False)
 
 
 def test_than_any_against_an_extreme_is_refused(asker, monkeypatch):
