@@ -260,15 +260,14 @@ def swapped_head(tree: exp.Expression, example_masked: str, new_masked: str, cat
     from sqlgenie.inference.verify import lemma, question_roles, tokens
 
     ex, new = question_roles(example_masked, None, schema_word), question_roles(new_masked, None, schema_word)
-    if not ex.heads or not new.heads or ex.count or new.count or ex.yesno or new.yesno:
+    if ex.count or new.count or ex.yesno or new.yesno:
         return []
-    asked, answered = new.heads[0], ex.heads[0]
-    if asked == answered:
+    asked = asked_noun(new_masked, schema_word) or (new.heads[0] if new.heads else None)
+    answered = asked_noun(example_masked, schema_word) or (ex.heads[0] if ex.heads else None)
+    if asked is None or answered is None or asked == answered:
         return []
     ex_lemmas, new_lemmas = {lemma(w) for w in tokens(example_masked)}, {lemma(w) for w in tokens(new_masked)}
     if asked not in ex_lemmas or answered in new_lemmas:
-        return []
-    if schema_word is not None and not (schema_word(asked) and schema_word(answered)):
         return []
     schemas = {t.db.lower() for t in tree.find_all(exp.Table) if t.db}
     tables = [t.name.lower() for t in getattr(catalog, "tables", ()) or () if not schemas or t.schema.lower() in schemas]
@@ -306,6 +305,15 @@ def wh_noun_of(words: Sequence[str], schema_word: Any = None) -> str | None:
         return None
     known = [w for w in phrase if schema_word is not None and (schema_word(w) or schema_word(lemma(w)))]
     return lemma((known or phrase)[-1] if known else phrase[0])
+
+
+def asked_noun(masked_text: str, schema_word: Any = None) -> str | None:
+    """The noun after the wh-word of the question, or of its last clause after a comma ("Regarding
+    classes with labs , *which professors* do not teach them ?")."""
+    from sqlgenie.inference.verify import tokens
+
+    return wh_noun_of(tokens(masked_text), schema_word) or \
+        (wh_noun_of(tokens(masked_text.rsplit(",", 1)[1]), schema_word) if "," in masked_text else None)
 
 
 def _output_columns(tree: exp.Expression, catalog: Any = None) -> set[str]:
