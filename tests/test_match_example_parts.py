@@ -53,6 +53,9 @@ _NOT_TEACHING_LABS = ("SELECT DISTINCT i.name FROM uni.instructor AS i WHERE NOT
                       "AND c.has_lab = TRUE)")
 _INSTRUCTORS_OF = ("SELECT DISTINCT i.name, c.department FROM uni.course AS c, uni.teaches AS t, uni.instructor AS i "
                    "WHERE c.course_id = t.course_id AND t.instructor_id = i.instructor_id AND c.department = '{0}'")
+_TEACHERS_OF = ("SELECT DISTINCT i.name FROM uni.course AS c, uni.teaches AS t, uni.instructor AS i "
+                "WHERE c.course_id = t.course_id AND t.instructor_id = i.instructor_id AND c.department = '{0}' "
+                "AND c.number = '{1}'")
 _INSTRUCTOR_NAMES = ("SELECT DISTINCT i.name FROM uni.course AS c, uni.teaches AS t, uni.instructor AS i "
                      "WHERE c.course_id = t.course_id AND t.instructor_id = i.instructor_id AND c.department = '{0}'")
 
@@ -64,18 +67,18 @@ BANK = [
     # an exclusion on the instructor
     ("Is 137 taught by anyone besides Prof. Ada Smith ?", _TAUGHT_BY_OTHERS.format("137", "Ada Smith")),
     ("Does anyone other than Prof. Bo Jones teach 174 ?", _TAUGHT_BY_OTHERS.format("174", "Bo Jones")),
-    # what a course is about; the workload of one
+    # what a course is about (no question of the workload: "work load" finds no example reading it)
     ("What does EECS 137 entail ?", _ABOUT.format("EECS", "137")),
     ("What is MATH 211 about ?", _ABOUT.format("MATH", "211")),
-    ("What is the workload of CHEM 248 ?", _WORKLOAD.format("CHEM", "248")),
     # instructors who teach no course with a lab
     ("Regarding courses with labs , which instructors do not teach them ?", _NOT_TEACHING_LABS),
     ("Which instructors never teach courses with labs ?", _NOT_TEACHING_LABS),
-    # "what instructors" read off the bank: what its questions asking the noun return
-    ("what instructors and departments are there in EECS ?", _INSTRUCTORS_OF.format("EECS")),
-    ("what teachers does MATH have ?", _INSTRUCTOR_NAMES.format("MATH")),
-    ("which teachers are in PHYSICS ?", _INSTRUCTOR_NAMES.format("PHYSICS")),
-    ("what teachers teach in CHEM ?", _INSTRUCTOR_NAMES.format("CHEM")),
+    # "what instructors" returned with their departments; the bank's "what teachers" return names only
+    ("what instructors are there in EECS ?", _INSTRUCTORS_OF.format("EECS")),
+    ("what instructors does MATH have ?", _INSTRUCTORS_OF.format("MATH")),
+    ("what teachers does MATH 211 have ?", _TEACHERS_OF.format("MATH", "211")),
+    ("which teachers are in PHYSICS 248 ?", _TEACHERS_OF.format("PHYSICS", "248")),
+    ("what teachers are there for CHEM 285 ?", _TEACHERS_OF.format("CHEM", "285")),
 ]
 
 
@@ -116,6 +119,19 @@ def test_work_load_is_the_workload(asker, monkeypatch):
     sql = _refused_then_answered_without(asker, monkeypatch, "In EECS 285 how is work load ?", "JOINED_WORDS",
                                          "joined_words")
     assert "workload" not in sql
+
+
+def test_teachers_are_not_instructors_with_departments(asker, monkeypatch):
+    sql = _refused_then_answered_without(asker, monkeypatch, "what teachers are there in PHYSICS ?", "WH_NOUN",
+                                         "wh_noun")
+    assert "department" in sql.split("FROM")[0]
+
+
+def test_courses_without_labs_are_not_the_instructors_of_the_example(asker, monkeypatch):
+    sql = refused_then_answered_without(asker, monkeypatch, "Which courses have no labs ?", "swapped_head",
+                                        reason_code, [(example_parts, "SWAPPED_HEAD"),
+                                                      (example_parts, "MOVED_EXCLUSION")], counted=False)
+    assert "i.name" in sql.split("FROM")[0]
 
 
 # --------------------------------------------------------------------------- one rule at a time
@@ -177,6 +193,7 @@ def test_wh_noun_of_reads_the_noun_after_the_wh_word():
     assert wh_noun_of(tokens("in what conferences does [MASK] publish ?")) == "conference"
     assert wh_noun_of(tokens("At which venue does [MASK] publish ?")) == "venue"
     assert wh_noun_of(tokens("what kind of papers does [MASK] write ?")) == "paper"
+    assert wh_noun_of(tokens("which upper level courses have labs ?"), lambda w: w in ("course", "courses")) == "course"
     assert wh_noun_of(tokens("what is [MASK] about ?")) is None
     assert wh_noun_of(tokens("papers by [MASK]")) is None
 
@@ -201,6 +218,7 @@ def test_the_bank_tells_what_questions_asking_a_noun_return(asker):
     model = example_parts.WhNouns(r.store, getattr(r, "allowed", None), asker.catalog, asker._schema_word, None)
     uses, columns = model.returned("teacher")
     assert uses == 3 and columns == frozenset({"name"})
+    assert model.returned("instructor") == (2, frozenset({"name", "department"}))
 
 
 def test_joined_words_name_a_column_the_query_never_reads(asker):

@@ -115,12 +115,15 @@ def _comparative(word: str) -> bool:
     return word in _COMPARATIVES or (len(word) > 4 and word.endswith("ier"))
 
 
-def _ranking_words(words: Sequence[str], modifiers: Any) -> set[str]:
-    """The words of ``words`` that ask a ranking: superlatives, and the words the bank always ranks with."""
+def _ranking_words(words: Sequence[str], modifiers: Any, schema_word: Any = None) -> set[str]:
+    """The words of ``words`` that ask a ranking: superlatives, and the words the bank always ranks with
+    (schema words name what is asked, never how: as :func:`.precision.missing_modifiers`)."""
     from sqlgenie.inference.precision import _ORDER
+    from sqlgenie.inference.verify import lemma
 
     found = {w for w in words if _superlative(w)}
-    rest = [w for w in dict.fromkeys(words) if w not in found and w.isalpha() and len(w) > 3]
+    rest = [w for w in dict.fromkeys(words) if w not in found and w.isalpha() and len(w) > 3
+            and not (schema_word is not None and (schema_word(w) or schema_word(lemma(w))))]
     if modifiers is not None and rest:
         found |= {w for w, cols in modifiers.modifiers(rest).items() if _ORDER in cols}
     return found
@@ -171,7 +174,7 @@ def _literal_of(tree: exp.Expression, text: str) -> list[exp.Literal]:
 
 
 def dropped_ranking(tree: exp.Expression, example_masked: str, new_masked: str, modifiers: Any = None,
-                    group: Any = None) -> list[str]:
+                    group: Any = None, schema_word: Any = None) -> list[str]:
     """See module doc. The ranking is the example's when it says a ranking word, or when every other
     paraphrase of its query (its skeleton group, at least one) says a superlative ("easily" in one
     example, "easiest" in each of its paraphrases)."""
@@ -180,9 +183,9 @@ def dropped_ranking(tree: exp.Expression, example_masked: str, new_masked: str, 
     if not ranks(tree):
         return []
     ex_words, new_words = tokens(example_masked), tokens(new_masked)
-    if any(_superlative(w) or _comparative(w) for w in new_words) or _ranking_words(new_words, modifiers):
+    if any(_superlative(w) or _comparative(w) for w in new_words) or _ranking_words(new_words, modifiers, schema_word):
         return []
-    said = sorted(_ranking_words(ex_words, modifiers) - set(new_words))
+    said = sorted(_ranking_words(ex_words, modifiers, schema_word) - set(new_words))
     others = [m.words | m.lemmas for m in getattr(group, "others", ()) or ()]
     if said:
         if any(not any(_superlative(w) for w in words) and not (set(said) & words) for words in others):
@@ -455,7 +458,7 @@ def findings(adapted: Any, example_masked: str, new_masked: str, *, catalog: Any
     if tree is None:
         return
     if DROPPED_RANKING:
-        yield "dropped ranking", dropped_ranking(tree, example_masked, new_masked, modifiers, group)
+        yield "dropped ranking", dropped_ranking(tree, example_masked, new_masked, modifiers, group, schema_word)
     if MOVED_EXCLUSION:
         yield "moved exclusion", moved_exclusion(tree, example_masked, new_masked, new_spans)
     if WH_NOUN:
