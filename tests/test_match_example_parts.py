@@ -12,6 +12,7 @@ from bank_fixture import bank_asker, refused_then_answered_without
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import example_parts
+from sqlgenie.inference.answer_words import answer_heads
 from sqlgenie.inference.example_parts import (dropped_ranking, joined_words, moved_exclusion, ranks, reason_code,
                                               swapped_head, wh_noun, wh_noun_of)
 from sqlgenie.inference.verify import tokens
@@ -51,6 +52,8 @@ _WORKLOAD = ("SELECT DISTINCT c.workload FROM uni.course AS c WHERE c.department
 _NOT_TEACHING_LABS = ("SELECT DISTINCT i.name FROM uni.instructor AS i WHERE NOT i.instructor_id IN "
                       "(SELECT t.instructor_id FROM uni.course AS c, uni.teaches AS t WHERE c.course_id = t.course_id "
                       "AND c.has_lab = TRUE)")
+_TEACHING_LABS = ("SELECT DISTINCT i.name FROM uni.course AS c, uni.teaches AS t, uni.instructor AS i "
+                  "WHERE c.course_id = t.course_id AND t.instructor_id = i.instructor_id AND c.has_lab = TRUE")
 _INSTRUCTORS_OF = ("SELECT DISTINCT i.name, c.department FROM uni.course AS c, uni.teaches AS t, uni.instructor AS i "
                    "WHERE c.course_id = t.course_id AND t.instructor_id = i.instructor_id AND c.department = '{0}'")
 _TEACHERS_OF = ("SELECT DISTINCT i.name FROM uni.course AS c, uni.teaches AS t, uni.instructor AS i "
@@ -70,15 +73,18 @@ BANK = [
     # what a course is about (no question of the workload: "work load" finds no example reading it)
     ("What does EECS 137 entail ?", _ABOUT.format("EECS", "137")),
     ("What is MATH 211 about ?", _ABOUT.format("MATH", "211")),
-    # instructors who teach no course with a lab
-    ("Regarding courses with labs , which instructors do not teach them ?", _NOT_TEACHING_LABS),
-    ("Which instructors never teach courses with labs ?", _NOT_TEACHING_LABS),
-    # "what instructors" returned with their departments; the bank's "what teachers" return names only
-    ("what instructors are there in EECS ?", _INSTRUCTORS_OF.format("EECS")),
-    ("what instructors does MATH have ?", _INSTRUCTORS_OF.format("MATH")),
-    ("what teachers does MATH 211 have ?", _TEACHERS_OF.format("MATH", "211")),
-    ("which teachers are in PHYSICS 248 ?", _TEACHERS_OF.format("PHYSICS", "248")),
-    ("what teachers are there for CHEM 285 ?", _TEACHERS_OF.format("CHEM", "285")),
+    # professors who teach no course with a lab ("professors": no schema word, as in ADVISING)
+    ("Regarding courses with labs , which professors are not on them ?", _NOT_TEACHING_LABS),
+    ("Which professors are never on courses with labs ?", _NOT_TEACHING_LABS),
+    ("which professors have courses with labs ?", _TEACHING_LABS),
+    ("which professors are on lab courses ?", _TEACHING_LABS),
+    ("which professors run courses with labs ?", _TEACHING_LABS),
+    # "what tutors" returned with their departments; the bank's "what lecturers" return names only
+    ("what tutors are there in EECS ?", _INSTRUCTORS_OF.format("EECS")),
+    ("what tutors does MATH have ?", _INSTRUCTORS_OF.format("MATH")),
+    ("what lecturers does MATH 211 have ?", _TEACHERS_OF.format("MATH", "211")),
+    ("which lecturers are in PHYSICS 248 ?", _TEACHERS_OF.format("PHYSICS", "248")),
+    ("what lecturers are there for CHEM 285 ?", _TEACHERS_OF.format("CHEM", "285")),
 ]
 
 
@@ -121,8 +127,8 @@ def test_work_load_is_the_workload(asker, monkeypatch):
     assert "workload" not in sql
 
 
-def test_teachers_are_not_instructors_with_departments(asker, monkeypatch):
-    sql = _refused_then_answered_without(asker, monkeypatch, "what teachers are there in PHYSICS ?", "WH_NOUN",
+def test_lecturers_are_not_tutors_with_departments(asker, monkeypatch):
+    sql = _refused_then_answered_without(asker, monkeypatch, "what lecturers are there in PHYSICS ?", "WH_NOUN",
                                          "wh_noun")
     assert "department" in sql.split("FROM")[0]
 
@@ -160,20 +166,22 @@ def test_moved_exclusion_reads_the_value_and_the_word_excluded():
     assert moved_exclusion(tree, ex, "Is Prof. [MASK] teaching other courses besides [MASK] ?", spans)
     assert not moved_exclusion(tree, ex, "Is [MASK] taught by anyone except Prof. [MASK] ?", spans[::-1])
     labs = parse_sql(_NOT_TEACHING_LABS)
-    ex = "Regarding courses with labs , which instructors do not teach them ?"
+    ex = "Regarding courses with labs , which professors do not teach them ?"
     assert moved_exclusion(labs, ex, "Which courses do n't have any labs ?")
-    assert not moved_exclusion(labs, ex, "Which instructors do not teach courses with labs ?")
+    assert not moved_exclusion(labs, ex, "Which professors do not teach courses with labs ?")
 
 
 def test_swapped_head_needs_the_examples_other_thing_asked(asker):
     labs = parse_sql(_NOT_TEACHING_LABS)
-    ex = "Regarding courses with labs , which instructors do not teach them ?"
+    ex = "Regarding courses with labs , which professors do not teach them ?"
     word = asker._schema_word
-    assert swapped_head(labs, ex, "Which courses have no labs ?", asker.catalog, word)
-    assert not swapped_head(labs, ex, "Which instructors do not teach courses with labs ?", asker.catalog, word)
+    heads = answer_heads(asker.retriever, asker.catalog, word)
+    assert swapped_head(labs, ex, "Which courses have no labs ?", asker.catalog, word, heads)
+    assert not swapped_head(labs, ex, "Which professors do not teach courses with labs ?", asker.catalog, word, heads)
+    assert not swapped_head(labs, ex, "Which courses have no labs ?", asker.catalog, word)  # no reading of professors
     # the query returns the asked thing: no swap
     courses = parse_sql("SELECT DISTINCT c.name FROM uni.course AS c WHERE c.has_lab = FALSE")
-    assert not swapped_head(courses, ex, "Which courses have no labs ?", asker.catalog, word)
+    assert not swapped_head(courses, ex, "Which courses have no labs ?", asker.catalog, word, heads)
 
 
 class _Nouns:
@@ -200,12 +208,12 @@ def test_wh_noun_of_reads_the_noun_after_the_wh_word():
 
 def test_wh_noun_refuses_a_column_no_question_asking_the_noun_returns(asker):
     both = parse_sql(_INSTRUCTORS_OF.format("EECS"))
-    ex = "what instructors and departments are there in [MASK] ?"
-    nouns = _Nouns({"teacher": (3, frozenset({"name"}))})
-    assert wh_noun(both, ex, "what teachers are there in [MASK] ?", nouns, None, asker.catalog)
-    assert not wh_noun(parse_sql(_INSTRUCTOR_NAMES.format("EECS")), ex, "what teachers are there in [MASK] ?", nouns,
+    ex = "what tutors are there in [MASK] ?"
+    nouns = _Nouns({"lecturer": (3, frozenset({"name"}))})
+    assert wh_noun(both, ex, "what lecturers are there in [MASK] ?", nouns, None, asker.catalog)
+    assert not wh_noun(parse_sql(_INSTRUCTOR_NAMES.format("EECS")), ex, "what lecturers are there in [MASK] ?", nouns,
                        None, asker.catalog)
-    assert not wh_noun(both, ex, "what teachers are there in [MASK] ?", _Nouns({"teacher": (2, frozenset({"name"}))}),
+    assert not wh_noun(both, ex, "what lecturers are there in [MASK] ?", _Nouns({"lecturer": (2, frozenset({"name"}))}),
                        None, asker.catalog)  # too few questions asking it
     # a person asked, which the bank answers "who" with instructors: a course is no person
     easiest = parse_sql(_EASIEST_IN.format("EECS"))
@@ -216,9 +224,9 @@ def test_wh_noun_refuses_a_column_no_question_asking_the_noun_returns(asker):
 def test_the_bank_tells_what_questions_asking_a_noun_return(asker):
     r = asker.retriever
     model = example_parts.WhNouns(r.store, getattr(r, "allowed", None), asker.catalog, asker._schema_word, None)
-    uses, columns = model.returned("teacher")
+    uses, columns = model.returned("lecturer")
     assert uses == 3 and columns == frozenset({"name"})
-    assert model.returned("instructor") == (2, frozenset({"name", "department"}))
+    assert model.returned("tutor") == (2, frozenset({"name", "department"}))
 
 
 def test_joined_words_name_a_column_the_query_never_reads(asker):
