@@ -7,11 +7,13 @@ vocabulary and the verified bank in scope (closed classes of English, or what th
 word with; never a word list from a test set), and refuses with a sentence and a ``reason_code``:
 
 * :func:`dropped_ranking` (``DROPPED_RANKING``) - the adapted SQL ranks (``ORDER BY ... LIMIT``, or a
-  column compared with a ``MIN`` / ``MAX`` subquery) because its example says a ranking word (a
-  superlative, or a word the bank always ranks with: "easily"), and the asked question says none:
-  "What classes can I use for my Core ?" answered with the easiest Core class of "What class can I
-  take to fulfill the Core requirement easily ?". A paraphrase of the example's query that says no
-  ranking word (the bank ranks that query anyway) licenses it.
+  column compared with a ``MIN`` / ``MAX`` subquery) for a ranking word its example says (a superlative,
+  or a word the bank always ranks with, schema words left out) or that every other paraphrase of its
+  query says (a superlative: "easiest" in each paraphrase of "What class can I take to fulfill the Core
+  requirement easily ?"), and the asked question says no ranking or comparing word: "What classes can I
+  use for my Core ?" answered with the easiest Core class. A paraphrase of the example's query that says
+  no ranking word (the bank ranks that query anyway) licenses it. (The reverse, a ranking only the
+  question asks, is :func:`.other_query`'s superlative rule and :func:`.precision.missing_modifiers`.)
 * :func:`moved_exclusion` (``MOVED_EXCLUSION``) - both questions exclude something ("not", "n't", "no",
   "without", "besides", "except", "other than"), but on another part: a value the question excludes
   that the query compares positively while it excludes another ("Does Prof. X teach other courses
