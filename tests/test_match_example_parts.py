@@ -236,3 +236,34 @@ def test_joined_words_name_a_column_the_query_never_reads(asker):
     assert not joined_words(parse_sql(_WORKLOAD.format("EECS", "285")), "What is the workload of [MASK] [MASK] ?",
                             "In [MASK] [MASK] how is work load ?", word)
     assert not joined_words(about, "What does [MASK] [MASK] entail ?", "In [MASK] [MASK] how is the course ?", word)
+
+
+def test_each_refusal_is_counted_as_its_own_code_by_eval_bank(asker):
+    """``eval bank`` buckets a reason by the first phrase of every module it finds (head_reading's before
+    this module's): each rule's sentence must reach its own code."""
+    from sqlgenie.inference.eval_bank import _reason_bucket
+
+    word = asker._schema_word
+    labs = parse_sql(_NOT_TEACHING_LABS)
+    spans = [{"start": 0, "end": 8, "text": "Cy Young", "kind": "text"},
+             {"start": 0, "end": 3, "text": "211", "kind": "number"}]
+    found = {
+        "dropped_ranking": dropped_ranking(parse_sql(_EASIEST_IN.format("EECS")), "What is the easiest course in [MASK] ?",
+                                           "What course in [MASK] is there ?"),
+        "moved_exclusion": moved_exclusion(parse_sql(_TAUGHT_BY_OTHERS.format("211", "Cy Young")),
+                                           "Is [MASK] taught by anyone besides Prof. [MASK] ?",
+                                           "Is Prof. [MASK] teaching other courses besides [MASK] ?", spans),
+        "swapped_head": swapped_head(labs, "Regarding courses with labs , which professors are not on them ?",
+                                     "Which courses have no labs ?", asker.catalog, word,
+                                     answer_heads(asker.retriever, asker.catalog, word)),
+        "wh_noun": wh_noun(parse_sql(_INSTRUCTORS_OF.format("EECS")), "what tutors are there in [MASK] ?",
+                           "what lecturers are there in [MASK] ?", _Nouns({"lecturer": (3, frozenset({"name"}))}),
+                           None, asker.catalog),
+        "joined_words": joined_words(parse_sql(_ABOUT.format("EECS", "285")), "What does [MASK] [MASK] entail ?",
+                                     "In [MASK] [MASK] how is work load ?", word),
+    }
+    person = wh_noun(parse_sql(_EASIEST_IN.format("EECS")), "Of the courses in [MASK] , which is easiest ?",
+                     "Which person teaches the easiest course in [MASK] ?", None, _Who(), asker.catalog)
+    for code, reasons in [*found.items(), ("wh_noun", person)]:
+        assert reasons, code
+        assert reason_code(reasons[0]) == code and _reason_bucket(reasons[0]) == code, (code, reasons[0])

@@ -282,8 +282,8 @@ def swapped_head(tree: exp.Expression, example_masked: str, new_masked: str, cat
         return []
     if asked_marks & shown or not answered_marks & shown:
         return []
-    return [f"your question asks for the example's {asked}s, not its {answered}s; this query returns "
-            f"{', '.join(sorted(shown))} rows"]
+    return [f"your question asks for the example's other part \u201c{asked}\u201d, not its answer "
+            f"\u201c{answered}\u201d; this query returns {', '.join(sorted(shown))} rows"]
 
 
 def wh_noun_of(words: Sequence[str], schema_word: Any = None) -> str | None:
@@ -410,8 +410,8 @@ def wh_noun(tree: exp.Expression, example_masked: str, new_masked: str, nouns: A
             not (_PERSON_NOUNS & {lemma(w) for w in ex_words}):
         marks, shown = who.entities(), output_entities(tree, catalog)
         if marks and shown and not marks & shown:
-            return [f"your question asks for persons (\u201c{said}\u201d), which the verified examples answer "
-                    f"with {', '.join(sorted(marks))} rows; this query returns {', '.join(sorted(shown))} rows"]
+            return [f"your question asks for persons (\u201c{said}\u201d); the bank answers who with "
+                    f"{', '.join(sorted(marks))} rows and this query returns {', '.join(sorted(shown))} rows"]
     return []
 
 
@@ -443,7 +443,7 @@ def joined_words(tree: exp.Expression, example_masked: str, new_masked: str, sch
             if joined in ex_said or lemma(joined) in ex_said or joined in read or lemma(joined) in read:
                 continue
             return [f"\u201c{a} {b}\u201d written together name {lemma(joined)}, which your question asks "
-                    f"about and this query never reads"]
+                    f"about and no column or table of the query is"]
     return []
 
 
