@@ -237,6 +237,9 @@ def test_joined_words_name_a_column_the_query_never_reads(asker):
     assert not joined_words(parse_sql(_WORKLOAD.format("EECS", "285")), "What is the workload of [MASK] [MASK] ?",
                             "In [MASK] [MASK] how is work load ?", word)
     assert not joined_words(about, "What does [MASK] [MASK] entail ?", "In [MASK] [MASK] how is the course ?", word)
+    # part of a name the query reads ("work load" in a query reading workload_hours)
+    hours = parse_sql("SELECT DISTINCT c.workload_hours FROM uni.course AS c WHERE c.department = 'EECS'")
+    assert not joined_words(hours, "What does [MASK] [MASK] entail ?", "In [MASK] [MASK] how is work load ?", word)
 
 
 def test_each_refusal_is_counted_as_its_own_code_by_eval_bank(asker):

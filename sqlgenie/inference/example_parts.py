@@ -428,8 +428,8 @@ def joined_words(tree: exp.Expression, example_masked: str, new_masked: str, sch
             continue
         joined = a + b
         if schema_word(joined) or schema_word(lemma(joined)):
-            if joined in ex_said or lemma(joined) in ex_said or joined in read or lemma(joined) in read:
-                continue
+            if joined in ex_said or lemma(joined) in ex_said or any(lemma(joined) in name for name in read):
+                continue  # said by the example, or part of a name the query reads ("cited paper": citedpaperid)
             return [f"\u201c{a} {b}\u201d written together name {lemma(joined)}, which your question asks "
                     f"about and no column or table of the query is"]
     return []
