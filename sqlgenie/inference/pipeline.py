@@ -44,7 +44,7 @@ from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference import answer_words, between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
-from sqlgenie.inference import head_reading, read_apart, unclear_answers, value_reading, word_constants
+from sqlgenie.inference import example_parts, head_reading, read_apart, unclear_answers, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -623,6 +623,7 @@ class Asker:
         head_words = answer_words.answer_heads(self.retriever, self.catalog, self._schema_word)  # read lazily
         head_ties = head_reading.head_tables(self.retriever)  # tables the bank reads for a word (lazily)
         who_rows = head_reading.who_answers(self.retriever, self.catalog)  # what the bank answers "who" with
+        wh_nouns = example_parts.wh_nouns(self.retriever, self.catalog, self._schema_word)  # per wh-noun (lazily)
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         tied_words = word_constants.word_constants(self.retriever, self.catalog)  # words the bank writes as numbers
         for cand, group in grouped:
@@ -647,6 +648,8 @@ class Asker:
             sides.check_candidate(adapted, ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                                   retrieval.question, catalog=self.catalog, sides=side_words,
                                   schema_word=self._schema_word, constants=const_words)  # matchq's refusals
+            example_parts.check_head(adapted, ex_masked.text, asked.text, catalog=self.catalog,
+                                     schema_word=self._schema_word, heads=head_words)  # prec14: a plain failure
             before = (adapted.ok and adapted.confidence >= self.min_confidence, adapted.sql)
             counterparts.check_candidate(adapted, ex_sql, ex_masked.text, ex_masked.spans, asked.text,
                                          asked.spans, catalog=self.catalog, schema_word=self._schema_word,
@@ -667,6 +670,9 @@ class Asker:
             head_reading.check_candidate(adapted, ex_masked.text, asked.text, catalog=self.catalog, group=license,
                                          schema_word=self._schema_word, ties=head_ties, who=who_rows,
                                          new_spans=asked.spans)  # match12a
+            example_parts.check_candidate(adapted, ex_masked.text, asked.text, catalog=self.catalog, group=license,
+                                          schema_word=self._schema_word, modifiers=modifiers, nouns=wh_nouns,
+                                          who=who_rows, new_spans=asked.spans)  # prec14
             if swapped and adapted.ok:
                 adapted.notes.extend(sw.note() for sw in swapped[2])
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
