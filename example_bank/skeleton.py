@@ -21,6 +21,7 @@ Everything here goes through sqlglot's AST (no regular expressions over SQL).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -134,9 +135,16 @@ def _render(tree: exp.Expression, *, copy: bool = True) -> str:
 
 
 def normalize_sql(sql: str | exp.Expression, dialect: str = "postgres") -> str:
-    """Canonical PostgreSQL text of one statement (literals kept)."""
-    tree = parse_sql(sql, dialect) if isinstance(sql, str) else sql
-    return _render(_normalized_tree(tree))
+    """Canonical PostgreSQL text of one statement (literals kept). Texts are remembered
+    (:func:`_normalized_text`: the match route normalises the same bank SQL many times)."""
+    if isinstance(sql, str):
+        return _normalized_text(sql, dialect)
+    return _render(_normalized_tree(sql))
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalized_text(sql: str, dialect: str) -> str:
+    return _render(_normalized_tree(parse_sql(sql, dialect)))
 
 
 def sql_skeleton(sql: str | exp.Expression, dialect: str = "postgres") -> str:

@@ -50,7 +50,7 @@ from sqlgenie.inference import precision
 from sqlgenie.inference import sides
 from sqlgenie.inference import tie_spelling, tie_words
 from sqlgenie.inference import unread_words
-from sqlgenie.inference.verify import adapt_verified, bank_values
+from sqlgenie.inference.verify import adapt_verified, bank_values, one_bank_stamp
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
 
 __all__ = ["AskResult", "Asker"]
@@ -488,6 +488,11 @@ class Asker:
         return result
 
     def _answer(self, result: AskResult, clock: _Clock, requested: str, execute: bool, limit: int | None) -> None:
+        with one_bank_stamp():  # one ask sees one bank: its stamp is read once, not by every per-bank cache
+            self._answer_in_one_bank(result, clock, requested, execute, limit)
+
+    def _answer_in_one_bank(self, result: AskResult, clock: _Clock, requested: str, execute: bool,
+                            limit: int | None) -> None:
         with clock.stage("retrieve"):
             retrieval = self._retrieve(question := result.question, requested)
         matches = retrieval.matches

@@ -45,11 +45,13 @@ top-k candidates with it. Every refusal reason is a sentence a user can read.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from sqlglot import exp
 
@@ -553,12 +555,23 @@ def unlicensed_filters(tree: exp.Expression, example_masked: str, new_masked: st
 class BankValues:
     """``text -> columns`` over the string constants of the verified bank SQL in a scope,
     looked up on demand: only the few word groups a question adds to its example are
-    searched (``ILIKE`` on the stored SQL, then the matching SQL parsed with sqlglot to
-    keep real constants), and answers are cached until the bank changes."""
+    searched (the stored SQL that contains them, case-insensitively, then that SQL parsed
+    with sqlglot to keep real constants), and answers are cached until the bank changes.
+
+    The bank's SQL is read once into memory (:class:`_BankSql`) and searched there; the
+    store answers (``ILIKE`` on the stored SQL, at most :data:`VALUE_ROWS` rows) when memory
+    could answer otherwise: more than :data:`VALUE_ROWS` rows contain the word groups, a
+    stored SQL or a word group is not plain ASCII (case folding), or the bank is too large
+    to hold (:data:`MEMORY_ROWS`)."""
+
+    VALUE_ROWS = 500
+    MEMORY_ROWS = 20_000
 
     def __init__(self, store: Any, allowed: Any, stamp: Any = None) -> None:
         self.store, self.allowed, self.stamp = store, allowed, stamp
         self.cache: dict[str, set[str]] = {}
+        self._memory: _BankSql | None = None
+        self._memory_read = False
 
     def __call__(self, text: str) -> set[str]:
         return self.many([text]).get(text, set())
@@ -566,28 +579,73 @@ class BankValues:
     def many(self, texts: Sequence[str]) -> dict[str, set[str]]:
         todo = [t for t in dict.fromkeys(texts) if t not in self.cache]
         if todo:
+            sqls = self._sql_in_memory(todo)
+            if sqls is None:
+                patterns = ["%" + t + "%" for t in todo]  # word groups: letters, digits and spaces only
+                rows = verified_rows(self.store, self.allowed, "sql", "sql ILIKE ANY(%s)", [patterns],
+                                     self.VALUE_ROWS, by_id=False)
+                sqls = [sql for (sql,) in rows]
             found: dict[str, set[str]] = {t: set() for t in todo}
-            patterns = ["%" + t + "%" for t in todo]  # word groups: letters, digits and spaces only
-            rows = verified_rows(self.store, self.allowed, "sql", "sql ILIKE ANY(%s)", [patterns], 500, by_id=False)
-            for (sql,) in rows:
-                try:
-                    tree = parse_sql(sql)
-                except Exception:
-                    continue
-                for lit in tree.find_all(exp.Literal):
-                    if not lit.is_string or len(lit.this) > 80:
-                        continue
-                    text = " ".join(re.findall(r"[a-z0-9]+", lit.this.lower()))
-                    if text not in found:
-                        continue
-                    parent = lit.parent
-                    while isinstance(parent, (exp.Cast, exp.Paren, exp.Tuple, exp.Lower, exp.Upper)):
-                        parent = parent.parent
-                    if isinstance(parent, (exp.EQ, exp.In, exp.Like, exp.ILike, exp.NEQ)):
-                        col = next(parent.find_all(exp.Column), None)
-                        found[text].add(col.name.lower() if col is not None else "?")
+            for sql in sqls:
+                for text, column in constant_columns(sql):
+                    if text in found:
+                        found[text].add(column)
             self.cache.update(found)
         return {t: self.cache.get(t, set()) for t in texts}
+
+    def _sql_in_memory(self, texts: Sequence[str]) -> list[str] | None:
+        """The bank SQL containing any of ``texts`` (as the store's ``ILIKE`` finds it), or None
+        when only the store can say so exactly."""
+        if not all(_PLAIN_WORDS.fullmatch(t) for t in texts):
+            return None
+        if not self._memory_read:
+            self._memory_read = True
+            rows = verified_rows(self.store, self.allowed, "sql", "TRUE", [], self.MEMORY_ROWS + 1, by_id=False)
+            if len(rows) <= self.MEMORY_ROWS and all(sql.isascii() for (sql,) in rows):
+                self._memory = _BankSql([sql for (sql,) in rows])
+        if self._memory is None:
+            return None
+        folded = [t.lower() for t in texts]
+        hits = [sql for sql, low in zip(self._memory.sqls, self._memory.lowered) if any(t in low for t in folded)]
+        return hits if len(hits) <= self.VALUE_ROWS else None
+
+
+#: What :class:`BankValues` searches in memory: ``ILIKE '%text%'`` with no wildcard or escape.
+_PLAIN_WORDS = re.compile(r"[A-Za-z0-9 ]+")
+
+
+@dataclass
+class _BankSql:
+    """The verified bank SQL of a scope and its lowercase text (ASCII only)."""
+
+    sqls: list[str]
+    lowered: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.lowered = [sql.lower() for sql in self.sqls]
+
+
+@functools.lru_cache(maxsize=8192)
+def constant_columns(sql: str) -> tuple[tuple[str, str], ...]:
+    """``(words, column)`` of each string constant of ``sql`` compared with a column
+    (``=``, ``<>``, ``IN``, ``LIKE``, ``ILIKE``; ``?`` when no column is named): the words
+    its letters and digits spell, lowercase. ``()`` when sqlglot cannot parse it."""
+    try:
+        tree = parse_sql(sql)
+    except Exception:
+        return ()
+    out: list[tuple[str, str]] = []
+    for lit in tree.find_all(exp.Literal):
+        if not lit.is_string or len(lit.this) > 80:
+            continue
+        text = " ".join(re.findall(r"[a-z0-9]+", lit.this.lower()))
+        parent = lit.parent
+        while isinstance(parent, (exp.Cast, exp.Paren, exp.Tuple, exp.Lower, exp.Upper)):
+            parent = parent.parent
+        if isinstance(parent, (exp.EQ, exp.In, exp.Like, exp.ILike, exp.NEQ)):
+            col = next(parent.find_all(exp.Column), None)
+            out.append((text, col.name.lower() if col is not None else "?"))
+    return tuple(out)
 
 
 KnownValues = Any  # BankValues or its lazy wrapper: .many(texts) and __call__(text)
@@ -632,13 +690,45 @@ def verified_rows(store: Any, allowed: Any, columns: str, condition: str, params
         return []
 
 
+#: Stamps read during the current ask (:func:`one_bank_stamp`), keyed by store and scope;
+#: None outside an ask, where every :func:`bank_stamp` reads the store.
+_ASK_STAMPS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("sqlgenie_ask_bank_stamps", default=None)
+
+
+@contextlib.contextmanager
+def one_bank_stamp() -> Iterator[None]:
+    """Within the block, :func:`bank_stamp` reads the store once per store and scope and
+    answers the same stamp afterwards: one ask sees one bank, and the caches kept per bank
+    (:func:`cached_per_bank`: bank values, modifier words, sides, word constants, heads, ...)
+    cost one round trip per ask instead of one per use. Nested blocks share the outer one."""
+    if _ASK_STAMPS.get() is not None:
+        yield
+        return
+    token = _ASK_STAMPS.set({})
+    try:
+        yield
+    finally:
+        _ASK_STAMPS.reset(token)
+
+
 def bank_stamp(retriever: Any) -> tuple | None:
     """``(scope, count, max id)`` of the verified bank in the retriever's scope: what
-    caches kept on the retriever compare to know the bank changed; None when unknown."""
+    caches kept on the retriever compare to know the bank changed; None when unknown.
+    Read once per ask inside :func:`one_bank_stamp`."""
     store = getattr(retriever, "store", None)
     if store is None:
         return None
     allowed = getattr(retriever, "allowed", None)
+    memo = _ASK_STAMPS.get()
+    if memo is None:
+        return _read_bank_stamp(store, allowed)
+    key = (id(store), tuple(sorted(allowed)) if allowed is not None else None)
+    if key not in memo:
+        memo[key] = _read_bank_stamp(store, allowed)
+    return memo[key]
+
+
+def _read_bank_stamp(store: Any, allowed: Any) -> tuple | None:
     try:
         if allowed is None:
             row = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'")
