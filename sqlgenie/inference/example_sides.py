@@ -4,7 +4,7 @@ puts on another.
 The question cues a value's side by the words just before it: "from / leaving / departing X" is
 the origin, "to / into / arriving (in) X" the destination, "via / stopping (in) X" a stop. The
 adapted query places the value by its joins: the literal's alias reaches, through equality joins, a
-``from_airport`` / ``to_airport`` / ``stop_airport`` column. When every mention of a value cues one
+``from_*`` / ``to_*`` / ``stop_*`` column (``from_airport``, ...). When every mention of a value cues one
 side and the query binds that value only on other sides, the example's SQL had the sides the other
 way round (a reversed gold in the bank, "flights from OAK to SFO" with ``to_airport = 'OAK'``) or the
 adapter crossed two values ("leaving DENVER ... stopping at PITTSBURGH" answered with Denver as the
@@ -31,8 +31,9 @@ ENABLED = True
 
 REASON_CODES = {"but the query puts it on the side of": "example_sides"}
 
-#: a column that places a row on one side of a trip
-SIDE_COLUMNS = {"from_airport": "origin", "to_airport": "destination", "stop_airport": "stop"}
+#: how a column's name begins when it places a row on one side of a trip (ATIS ``from_airport``,
+#: ``to_airport``, ``stop_airport``; ``from_city`` / ``to_city`` alike)
+SIDE_PREFIXES = {"from_": "origin", "to_": "destination", "stop_": "stop"}
 
 #: the word just before a value
 NEAR_CUES = {
@@ -85,6 +86,10 @@ def cued_sides(question: str, value: str) -> set[str | None]:
     return {_cue(words[:i]) for i in range(len(words) - n + 1) if words[i:i + n] == target}
 
 
+def _side(column: str) -> str | None:
+    return next((side for prefix, side in SIDE_PREFIXES.items() if column.lower().startswith(prefix)), None)
+
+
 def _alias_graph(tree: exp.Expression) -> dict[str, list[tuple[str, str]]]:
     """alias -> [(other alias, side of the edge or '')] over the equality joins of the whole tree."""
     graph: dict[str, list[tuple[str, str]]] = defaultdict(list)
@@ -92,7 +97,7 @@ def _alias_graph(tree: exp.Expression) -> dict[str, list[tuple[str, str]]]:
         left, right = eq.left, eq.right
         if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
             continue
-        side = SIDE_COLUMNS.get(left.name) or SIDE_COLUMNS.get(right.name) or ""
+        side = _side(left.name) or _side(right.name) or ""
         graph[left.table].append((right.table, side))
         graph[right.table].append((left.table, side))
     return graph
