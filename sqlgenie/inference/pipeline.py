@@ -44,7 +44,8 @@ from sqlgenie.config import Settings, get_settings
 from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGenieError
 from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference import answer_words, between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
-from sqlgenie.inference import example_parts, head_reading, read_apart, unclear_answers, value_reading, word_constants
+from sqlgenie.inference import example_parts, example_sides, head_reading, number_place, read_apart, unclear_answers
+from sqlgenie.inference import value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -678,6 +679,8 @@ class Asker:
             example_parts.check_candidate(adapted, ex_masked.text, asked.text, catalog=self.catalog, group=license,
                                           schema_word=self._schema_word, modifiers=modifiers, nouns=wh_nouns,
                                           who=who_rows, new_spans=asked.spans)  # prec14
+            example_sides.check_candidate(adapted, retrieval.question)  # atis14c: "from X" bound as a destination
+            number_place.check_candidate(adapted, retrieval.question)  # atis14c: "at 1524" bound as a flight number
             if swapped and adapted.ok:
                 adapted.notes.extend(sw.note() for sw in swapped[2])
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
