@@ -46,20 +46,25 @@ def create_trade(conn: psycopg.Connection) -> None:
     conn.execute("ANALYZE trade.orders")
 
 
-def create_air(cities: Sequence[str]) -> Callable[[psycopg.Connection], None]:
+def create_air(cities: Sequence[str], extra: Sequence[tuple[str, str, Callable[[int], Any]]] = (),
+               rows: int = 60) -> Callable[[psycopg.Connection], None]:
     """A ``create`` for :func:`onboard_with_bank`: ``air.city`` holding ``cities`` (codes C0, C1, ...)
-    and 60 ``air.flight`` rows between them (used through :func:`air_asker`)."""
+    and ``rows`` ``air.flight`` rows between them (used through :func:`air_asker`); ``extra`` adds
+    flight columns ``(name, SQL type, value of row i)``."""
     def create(conn: psycopg.Connection) -> None:
         conn.execute("CREATE SCHEMA air")
         conn.execute("CREATE TABLE air.city (city_code text PRIMARY KEY, city_name text NOT NULL)")
+        more = "".join(f", {name} {kind} NOT NULL" for name, kind, _ in extra)
         conn.execute("CREATE TABLE air.flight (flight_id integer PRIMARY KEY,"
-                     " from_city text NOT NULL REFERENCES air.city, to_city text NOT NULL REFERENCES air.city)")
+                     f" from_city text NOT NULL REFERENCES air.city, to_city text NOT NULL REFERENCES air.city{more})")
         codes = [f"C{i}" for i in range(len(cities))]
         n = len(codes)
+        marks = ", ".join(["%s"] * (3 + len(extra)))
         with conn.cursor() as cur:
             cur.executemany("INSERT INTO air.city VALUES (%s, %s)", list(zip(codes, cities)))
-            cur.executemany("INSERT INTO air.flight VALUES (%s, %s, %s)",
-                            [(i, codes[i % n], codes[(i * 3 + 1) % n]) for i in range(1, 61)])
+            cur.executemany(f"INSERT INTO air.flight VALUES ({marks})",
+                            [(i, codes[i % n], codes[(i * 3 + 1) % n], *(value(i) for _, _, value in extra))
+                             for i in range(1, rows + 1)])
         for t in ("city", "flight"):
             conn.execute(f"ANALYZE air.{t}")
 

@@ -5,9 +5,8 @@ than" is left alone."""
 
 from __future__ import annotations
 
-import psycopg
 import pytest
-from bank_fixture import AIR_ROUTE, bank_asker, refused_then_answered_without
+from bank_fixture import AIR_ROUTE, bank_asker, create_air, refused_then_answered_without
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import number_place
@@ -31,19 +30,8 @@ BANK = [
 ]
 
 
-def _create(conn: psycopg.Connection) -> None:
-    conn.execute("CREATE SCHEMA air")
-    conn.execute("CREATE TABLE air.city (city_code text PRIMARY KEY, city_name text NOT NULL)")
-    conn.execute("CREATE TABLE air.flight (flight_id integer PRIMARY KEY, from_city text NOT NULL REFERENCES air.city,"
-                 " to_city text NOT NULL REFERENCES air.city, flight_number text NOT NULL, departure_time integer NOT NULL)")
-    codes = [f"C{i}" for i in range(len(CITIES))]
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO air.city VALUES (%s, %s)", list(zip(codes, CITIES)))
-        cur.executemany("INSERT INTO air.flight VALUES (%s, %s, %s, %s, %s)",
-                        [(i, codes[i % 5], codes[(i * 3 + 1) % 5], str(100 + i * 7), (i * 97) % 2400)
-                         for i in range(1, 121)])
-    for t in ("city", "flight"):
-        conn.execute(f"ANALYZE air.{t}")
+_create = create_air(CITIES, [("flight_number", "text", lambda i: str(100 + i * 7)),
+                              ("departure_time", "integer", lambda i: (i * 97) % 2400)], rows=120)
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,8 @@ a date in the bank, answered with the day name of an example saying "WEDNESDAY")
 
 from __future__ import annotations
 
-import psycopg
 import pytest
-from bank_fixture import bank_asker
+from bank_fixture import bank_asker, create_air
 
 from sqlgenie.inference import unread_words
 
@@ -14,18 +13,8 @@ CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS"]
 DAYS = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY"]
 
 
-def create(conn: psycopg.Connection) -> None:
-    conn.execute("CREATE SCHEMA air")
-    conn.execute("CREATE TABLE air.city (city_code text PRIMARY KEY, city_name text NOT NULL)")
-    conn.execute("CREATE TABLE air.flight (flight_id integer PRIMARY KEY, from_city text NOT NULL REFERENCES air.city,"
-                 " to_city text NOT NULL REFERENCES air.city, day_name text NOT NULL, day_number integer NOT NULL)")
-    codes = [f"C{i}" for i in range(len(CITIES))]
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO air.city VALUES (%s, %s)", list(zip(codes, CITIES)))
-        cur.executemany("INSERT INTO air.flight VALUES (%s, %s, %s, %s, %s)",
-                        [(i, codes[i % 5], codes[(i * 3 + 1) % 5], DAYS[i % 5], 20 + i % 7) for i in range(1, 81)])
-    for t in ("city", "flight"):
-        conn.execute(f"ANALYZE air.{t}")
+create = create_air(CITIES, [("day_name", "text", lambda i: DAYS[i % 5]), ("day_number", "integer", lambda i: 20 + i % 7)],
+                    rows=80)
 
 
 _ROUTE = "FROM air.flight AS f, air.city AS a, air.city AS b WHERE f.from_city = a.city_code AND f.to_city = b.city_code"
