@@ -42,6 +42,7 @@ from typing import Any, Iterator, Sequence
 from sqlglot import exp
 
 from sqlgenie.inference.refusals import code_of, refuse_first
+from sqlgenie.inference.verify import LazyBankModel
 
 __all__ = [
     "REASON_CODES",
@@ -313,25 +314,17 @@ class AnswerHeads:
         return marked
 
 
-class _LazyHeads:
+class _LazyHeads(LazyBankModel):
     """:class:`AnswerHeads` of the retriever's scope, resolved on the first look-up (most
     candidates never need one) and kept on the retriever until its verified bank changes."""
 
     def __init__(self, retriever: Any, catalog: Any, schema_word: Any) -> None:
-        self.retriever, self.catalog, self.schema_word = retriever, catalog, schema_word
-        self._model: AnswerHeads | None = None
-        self._resolved = False
+        super().__init__(retriever, "_answer_heads",
+                         lambda store, allowed, stamp: AnswerHeads(store, allowed, catalog, schema_word, stamp))
 
     def marks(self, head: str) -> frozenset[str]:
-        if not self._resolved:
-            from sqlgenie.inference.verify import cached_per_bank
-
-            store = getattr(self.retriever, "store", None)
-            self._model = None if store is None else cached_per_bank(
-                self.retriever, "_answer_heads", lambda stamp: AnswerHeads(
-                    store, getattr(self.retriever, "allowed", None), self.catalog, self.schema_word, stamp))
-            self._resolved = True
-        return self._model.marks(head) if self._model is not None else frozenset()
+        model = self.get()
+        return model.marks(head) if model is not None else frozenset()
 
 
 def answer_heads(retriever: Any, catalog: Any, schema_word: Any) -> Any:

@@ -46,6 +46,7 @@ from typing import Any, Iterator, Sequence
 from sqlglot import exp
 
 from sqlgenie.inference.refusals import code_of, refuse_first
+from sqlgenie.inference.verify import LazyBankModel
 
 __all__ = ["REASON_CODES", "WhNouns", "check_candidate", "check_head", "dropped_ranking", "findings",
            "joined_words", "moved_exclusion", "reason_code", "ranks", "swapped_head", "wh_noun", "wh_noun_of",
@@ -348,22 +349,14 @@ class WhNouns:
         return self.cache[noun]
 
 
-class _LazyWhNouns:
+class _LazyWhNouns(LazyBankModel):
     def __init__(self, retriever: Any, catalog: Any, schema_word: Any) -> None:
-        self.retriever, self.catalog, self.schema_word = retriever, catalog, schema_word
-        self._model: WhNouns | None = None
-        self._resolved = False
+        super().__init__(retriever, "_wh_nouns",
+                         lambda store, allowed, stamp: WhNouns(store, allowed, catalog, schema_word, stamp))
 
     def returned(self, noun: str) -> tuple[int, frozenset[str]]:
-        if not self._resolved:
-            from sqlgenie.inference.verify import cached_per_bank
-
-            store = getattr(self.retriever, "store", None)
-            self._model = None if store is None else cached_per_bank(
-                self.retriever, "_wh_nouns", lambda stamp: WhNouns(
-                    store, getattr(self.retriever, "allowed", None), self.catalog, self.schema_word, stamp))
-            self._resolved = True
-        return self._model.returned(noun) if self._model is not None else (0, frozenset())
+        model = self.get()
+        return model.returned(noun) if model is not None else (0, frozenset())
 
 
 def wh_nouns(retriever: Any, catalog: Any, schema_word: Any) -> Any:

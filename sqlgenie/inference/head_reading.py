@@ -44,6 +44,7 @@ from typing import Any, Iterator, Sequence
 from sqlglot import exp
 
 from sqlgenie.inference.refusals import code_of, refuse_first
+from sqlgenie.inference.verify import LazyBankModel
 
 __all__ = ["REASON_CODES", "HeadTables", "WhoAnswers", "asked_thing", "check_candidate", "extra_entity", "findings",
            "head_tables", "person_head", "reason_code", "tied_output", "verb_side", "who_answers"]
@@ -125,25 +126,16 @@ class HeadTables:
         return out
 
 
-class _LazyHeadTables:
+class _LazyHeadTables(LazyBankModel):
     """:class:`HeadTables` of the retriever's scope, resolved on the first look-up and kept on the
     retriever until its verified bank changes."""
 
     def __init__(self, retriever: Any) -> None:
-        self.retriever = retriever
-        self._model: HeadTables | None = None
-        self._resolved = False
+        super().__init__(retriever, "_head_tables", HeadTables)
 
     def tied(self, word: str, forms: Sequence[str] = ()) -> frozenset[str]:
-        if not self._resolved:
-            from sqlgenie.inference.verify import cached_per_bank
-
-            store = getattr(self.retriever, "store", None)
-            self._model = None if store is None else cached_per_bank(
-                self.retriever, "_head_tables",
-                lambda stamp: HeadTables(store, getattr(self.retriever, "allowed", None), stamp))
-            self._resolved = True
-        return self._model.tied(word, forms) if self._model is not None else frozenset()
+        model = self.get()
+        return model.tied(word, forms) if model is not None else frozenset()
 
 
 def head_tables(retriever: Any) -> Any:
@@ -316,22 +308,14 @@ class WhoAnswers:
         return self._marks
 
 
-class _LazyWho:
+class _LazyWho(LazyBankModel):
     def __init__(self, retriever: Any, catalog: Any) -> None:
-        self.retriever, self.catalog = retriever, catalog
-        self._model: WhoAnswers | None = None
-        self._resolved = False
+        super().__init__(retriever, "_who_answers",
+                         lambda store, allowed, stamp: WhoAnswers(store, allowed, catalog, stamp))
 
     def entities(self) -> frozenset[str]:
-        if not self._resolved:
-            from sqlgenie.inference.verify import cached_per_bank
-
-            store = getattr(self.retriever, "store", None)
-            self._model = None if store is None else cached_per_bank(
-                self.retriever, "_who_answers",
-                lambda stamp: WhoAnswers(store, getattr(self.retriever, "allowed", None), self.catalog, stamp))
-            self._resolved = True
-        return self._model.entities() if self._model is not None else frozenset()
+        model = self.get()
+        return model.entities() if model is not None else frozenset()
 
 
 def who_answers(retriever: Any, catalog: Any) -> Any:

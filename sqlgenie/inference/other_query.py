@@ -57,6 +57,7 @@ from sqlglot import exp
 
 from sqlgenie.inference.adapt import Span
 from sqlgenie.inference.refusals import code_of, refuse_first
+from sqlgenie.inference.verify import LazyBankModel
 
 __all__ = [
     "REASON_CODES",
@@ -502,24 +503,16 @@ class ValueColumns:
         return marked
 
 
-class _LazyColumns:
+class _LazyColumns(LazyBankModel):
     """:class:`ValueColumns` resolved on the first look-up (most candidates never need one)."""
 
     def __init__(self, retriever: Any, catalog: Any) -> None:
-        self.retriever, self.catalog = retriever, catalog
-        self._model: ValueColumns | None = None
-        self._resolved = False
+        super().__init__(retriever, "_matchw_columns",
+                         lambda store, allowed, stamp: ValueColumns(store, allowed, catalog, stamp))
 
     def marks(self, feature: str) -> frozenset[str]:
-        if not self._resolved:
-            from sqlgenie.inference.verify import cached_per_bank
-
-            store = getattr(self.retriever, "store", None)
-            allowed = getattr(self.retriever, "allowed", None)
-            self._model = None if store is None else cached_per_bank(
-                self.retriever, "_matchw_columns", lambda stamp: ValueColumns(store, allowed, self.catalog, stamp))
-            self._resolved = True
-        return self._model.marks(feature) if self._model is not None else frozenset()
+        model = self.get()
+        return model.marks(feature) if model is not None else frozenset()
 
 
 def value_places(retriever: Any, catalog: Any) -> Any:

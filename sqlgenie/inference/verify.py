@@ -558,7 +558,7 @@ class BankValues:
     searched (the stored SQL that contains them, case-insensitively, then that SQL parsed
     with sqlglot to keep real constants), and answers are cached until the bank changes.
 
-    The bank's SQL is read once into memory (:class:`_BankSql`) and searched there; the
+    The bank's SQL is read once into memory (with its lowercase text) and searched there; the
     store answers (``ILIKE`` on the stored SQL, at most :data:`VALUE_ROWS` rows) when memory
     could answer otherwise: more than :data:`VALUE_ROWS` rows contain the word groups, a
     stored SQL or a word group is not plain ASCII (case folding), or the bank is too large
@@ -570,7 +570,7 @@ class BankValues:
     def __init__(self, store: Any, allowed: Any, stamp: Any = None) -> None:
         self.store, self.allowed, self.stamp = store, allowed, stamp
         self.cache: dict[str, set[str]] = {}
-        self._memory: _BankSql | None = None
+        self._memory: list[tuple[str, str]] | None = None  # (sql, its lowercase text)
         self._memory_read = False
 
     def __call__(self, text: str) -> set[str]:
@@ -602,27 +602,16 @@ class BankValues:
             self._memory_read = True
             rows = verified_rows(self.store, self.allowed, "sql", "TRUE", [], self.MEMORY_ROWS + 1, by_id=False)
             if len(rows) <= self.MEMORY_ROWS and all(sql.isascii() for (sql,) in rows):
-                self._memory = _BankSql([sql for (sql,) in rows])
+                self._memory = [(sql, sql.lower()) for (sql,) in rows]
         if self._memory is None:
             return None
         folded = [t.lower() for t in texts]
-        hits = [sql for sql, low in zip(self._memory.sqls, self._memory.lowered) if any(t in low for t in folded)]
+        hits = [sql for sql, low in self._memory if any(t in low for t in folded)]
         return hits if len(hits) <= self.VALUE_ROWS else None
 
 
 #: What :class:`BankValues` searches in memory: ``ILIKE '%text%'`` with no wildcard or escape.
 _PLAIN_WORDS = re.compile(r"[A-Za-z0-9 ]+")
-
-
-@dataclass
-class _BankSql:
-    """The verified bank SQL of a scope and its lowercase text (ASCII only)."""
-
-    sqls: list[str]
-    lowered: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.lowered = [sql.lower() for sql in self.sqls]
 
 
 @functools.lru_cache(maxsize=8192)
@@ -753,6 +742,26 @@ def cached_per_bank(retriever: Any, attr: str, make: Callable[[tuple | None], An
     except AttributeError:
         pass
     return made
+
+
+class LazyBankModel:
+    """A model of the retriever's verified bank, built by ``build(store, allowed, stamp)`` on the first
+    :meth:`get` (most candidates never need one) and kept on the retriever as ``attr`` until its bank
+    changes (:func:`cached_per_bank`); None without a store. Subclasses add the look-ups."""
+
+    def __init__(self, retriever: Any, attr: str, build: Callable[[Any, Any, tuple | None], Any]) -> None:
+        self.retriever, self._attr, self._build = retriever, attr, build
+        self._model: Any = None
+        self._resolved = False
+
+    def get(self) -> Any:
+        if not self._resolved:
+            store = getattr(self.retriever, "store", None)
+            allowed = getattr(self.retriever, "allowed", None)
+            self._model = None if store is None else cached_per_bank(
+                self.retriever, self._attr, lambda stamp: self._build(store, allowed, stamp))
+            self._resolved = True
+        return self._model
 
 
 def _bank_values(retriever: Any) -> BankValues:
