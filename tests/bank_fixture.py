@@ -169,3 +169,18 @@ def refused_then_answered_without(asker: Any, monkeypatch: Any, question: str, c
     r = asker.ask(question, route="match")
     assert r.status == "ok", r.think and r.think.reason
     return r.sql
+
+
+def deeper_added_words(asker: Any, question: str, example_question: str, example_sql: str) -> list[str]:
+    """The words ``question`` adds to the bank example ``example_question`` taken as a deeper candidate
+    (:func:`sqlgenie.inference.deeper.added_words`; the deeper-word and filler-form tests)."""
+    from types import SimpleNamespace
+
+    from sqlgenie.inference import deeper
+
+    row = asker.store.execute("SELECT id FROM sqlgenie.bank_examples WHERE question = %s",
+                              (example_question,)).fetchone()
+    cand = SimpleNamespace(example=SimpleNamespace(id=row[0], question=example_question, sql=example_sql,
+                                                   skeleton=""))
+    retrieval = asker.retriever.retrieve(question, k=1, threshold=0.0)
+    return deeper.added_words(asker, retrieval, cand)

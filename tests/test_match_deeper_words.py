@@ -6,12 +6,10 @@ Real embedded PostgreSQL and the real MiniLM model (the trade fixture of tests/b
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
-from bank_fixture import onboard_trade
+from bank_fixture import deeper_added_words, onboard_trade
 
-from sqlgenie.inference import deeper, deeper_words
+from sqlgenie.inference import deeper_words
 from sqlgenie.inference.pipeline import Asker
 
 TWO = "SELECT sum(o.amount) AS total FROM trade.orders o WHERE o.city IN ('Chicago', 'Boston')"
@@ -39,14 +37,8 @@ def words_off():
         deeper_words.ENABLED = True
 
 
-def _cand(asker):
-    row = asker.store.execute("SELECT id FROM sqlgenie.bank_examples WHERE question = %s", (TWO_Q,)).fetchone()
-    return SimpleNamespace(example=SimpleNamespace(id=row[0], question=TWO_Q, sql=TWO, skeleton=""))
-
-
 def _added(asker, question):
-    retrieval = asker.retriever.retrieve(question, k=1, threshold=0.0)
-    return deeper.added_words(asker, retrieval, _cand(asker))
+    return deeper_added_words(asker, question, TWO_Q, TWO)
 
 
 def test_stem_joins_inflections_of_one_word():
