@@ -6,9 +6,8 @@ with a replaced value, a ranking no word asks for, the newest asked and the olde
 
 from __future__ import annotations
 
-import psycopg
 import pytest
-from bank_fixture import bank_asker
+from bank_fixture import bank_asker, lib_schema
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import counterparts
@@ -54,30 +53,7 @@ BANK = [
 ]
 
 
-def _create_schema(conn: psycopg.Connection) -> None:
-    conn.execute("CREATE SCHEMA lib")
-    conn.execute("CREATE TABLE lib.author (authorid integer PRIMARY KEY, authorname text NOT NULL)")
-    conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
-    conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
-                 " venueid integer NOT NULL REFERENCES lib.venue)")
-    conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
-                 " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
-    conn.execute("CREATE TABLE lib.cite (citingpaperid integer NOT NULL REFERENCES lib.paper(paperid),"
-                 " citedpaperid integer NOT NULL REFERENCES lib.paper(paperid))")
-    conn.execute("CREATE TABLE lib.keyphrase (keyphraseid integer PRIMARY KEY, keyphrasename text NOT NULL)")
-    conn.execute("CREATE TABLE lib.paperkeyphrase (paperid integer NOT NULL REFERENCES lib.paper,"
-                 " keyphraseid integer NOT NULL REFERENCES lib.keyphrase, PRIMARY KEY (paperid, keyphraseid))")
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO lib.author VALUES (%s, %s)", list(enumerate(AUTHORS, 1)))
-        cur.executemany("INSERT INTO lib.venue VALUES (%s, %s)", list(enumerate(VENUES, 1)))
-        cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
-                        [(i, f"paper {i}", 2010 + i % 6, 1 + i % 3) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.cite VALUES (%s, %s)", [(i, 1 + (i * 7) % 40) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.keyphrase VALUES (%s, %s)", list(enumerate(KEYPHRASES, 1)))
-        cur.executemany("INSERT INTO lib.paperkeyphrase VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-    for t in ("author", "venue", "paper", "writes", "cite", "keyphrase", "paperkeyphrase"):
-        conn.execute(f"ANALYZE lib.{t}")
+_create_schema = lib_schema(AUTHORS, VENUES, KEYPHRASES)
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,8 @@ different wh-places (where against when)."""
 
 from __future__ import annotations
 
-import psycopg
 import pytest
-from bank_fixture import bank_asker, refused_then_answered_without
+from bank_fixture import LIB_TOPICS, bank_asker, lib_schema, refused_then_answered_without
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import unasked_parts
@@ -44,22 +43,7 @@ BANK = [
 ]
 
 
-def _create_schema(conn: psycopg.Connection) -> None:
-    conn.execute("CREATE SCHEMA lib")
-    conn.execute("CREATE TABLE lib.author (authorid integer PRIMARY KEY, authorname text NOT NULL)")
-    conn.execute("CREATE TABLE lib.venue (venueid integer PRIMARY KEY, venuename text NOT NULL)")
-    conn.execute("CREATE TABLE lib.paper (paperid integer PRIMARY KEY, title text NOT NULL, year integer NOT NULL,"
-                 " venueid integer NOT NULL REFERENCES lib.venue)")
-    conn.execute("CREATE TABLE lib.writes (paperid integer NOT NULL REFERENCES lib.paper,"
-                 " authorid integer NOT NULL REFERENCES lib.author, PRIMARY KEY (paperid, authorid))")
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO lib.author VALUES (%s, %s)", list(enumerate(AUTHORS, 1)))
-        cur.executemany("INSERT INTO lib.venue VALUES (%s, %s)", list(enumerate(VENUES, 1)))
-        cur.executemany("INSERT INTO lib.paper VALUES (%s, %s, %s, %s)",
-                        [(i, f"paper {i}", 2010 + i % 6, 1 + i % 3) for i in range(1, 41)])
-        cur.executemany("INSERT INTO lib.writes VALUES (%s, %s)", [(i, 1 + i % 4) for i in range(1, 41)])
-    for t in ("author", "venue", "paper", "writes"):
-        conn.execute(f"ANALYZE lib.{t}")
+_create_schema = lib_schema(AUTHORS, VENUES, LIB_TOPICS)
 
 
 @pytest.fixture(scope="module")
