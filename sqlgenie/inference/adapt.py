@@ -875,7 +875,9 @@ def _refuse(reasons: list[str], notes: list[str] | None = None, pairs=None) -> A
     return AdaptedSQL(False, None, 0.0, [], reasons, notes or [], pairs or [])
 
 
-_DIRECTION_WORDS = {"from": "from", "to": "to", "into": "to", "towards": "to", "toward": "to", "via": "via"}
+#: The side a value takes from the word right before it ("flights *from* DAL", "*to* DAL", "*via* DAL"); read by
+#: adaptation's pairing, the skeleton groups' wording and verify's reversed directions.
+DIRECTION_BEFORE_VALUE = {"from": "from", "to": "to", "into": "to", "towards": "to", "toward": "to", "via": "via"}
 
 
 def _directions(masked: str | None, n: int) -> list[str]:
@@ -884,7 +886,7 @@ def _directions(masked: str | None, n: int) -> list[str]:
     if not masked:
         return [""] * n
     words = re.findall(r"\[mask\]|[a-z0-9']+", masked.lower())
-    out = [_DIRECTION_WORDS.get(words[k - 1], "") if k else "" for k, w in enumerate(words) if w == "[mask]"]
+    out = [DIRECTION_BEFORE_VALUE.get(words[k - 1], "") if k else "" for k, w in enumerate(words) if w == "[mask]"]
     return out if len(out) == n else [""] * n
 
 

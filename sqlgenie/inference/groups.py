@@ -39,7 +39,16 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from sqlgenie.autocorrect.base import parse_sql
-from sqlgenie.inference.adapt import _CUE_OF, _SOFT_CUES, _STOP, Span, _tokens, align, collect_slots
+from sqlgenie.inference.adapt import (
+    _CUE_OF,
+    _SOFT_CUES,
+    _STOP,
+    DIRECTION_BEFORE_VALUE,
+    Span,
+    _tokens,
+    align,
+    collect_slots,
+)
 
 __all__ = ["ENABLED", "Group", "GroupLicense", "Groups", "groups_of", "content_words", "cue_classes"]
 
@@ -51,7 +60,7 @@ ENABLED = True
 MAX_MEMBERS = 40
 
 
-_DIRECTION = {"from": "from", "to": "to", "into": "to", "towards": "to", "toward": "to", "via": "via"}
+_DIRECTION = DIRECTION_BEFORE_VALUE
 
 
 def content_words(masked_text: str) -> set[str]:

@@ -58,6 +58,7 @@ from sqlglot import exp
 from sqlgenie.inference import shared_constants
 from sqlgenie.autocorrect.base import parse_sql, to_sql
 from sqlgenie.inference.adapt import (
+    DIRECTION_BEFORE_VALUE,
     AdaptedSQL,
     Span,
     _singular,
@@ -994,7 +995,8 @@ def implied_constants(example_sql: str, example_spans: Sequence[Any], example_ma
             f"differently ({', '.join(words[:4])})"]
 
 
-_DIRECTION = {"from": "from", "to": "to", "into": "to", "towards": "to", "toward": "to"}
+#: "from" / "to" before a value ("via" left out: a stop has no opposite side to swap with)
+_DIRECTION = {w: side for w, side in DIRECTION_BEFORE_VALUE.items() if side != "via"}
 
 
 def direction_swaps(example_masked: str, example_spans: Sequence[Any], new_masked: str, new_spans: Sequence[Any],
