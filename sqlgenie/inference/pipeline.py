@@ -62,6 +62,9 @@ RETRIEVE_K = 5
 ADAPT_CANDIDATES = 5
 #: Examples scoring within this of the best must agree, else the answer is refused.
 TIE_MARGIN = 0.02
+#: Past the first verified candidate, those out of its tie are not verified unless their refusals are
+#: read (perf15: their outcome cannot change the answer; ``Asker._adapt``).
+SKIP_UNTIED = True
 #: Least confidence of a deterministic adaptation that is answered.
 MIN_CONFIDENCE = 0.5
 
@@ -711,7 +714,7 @@ class Asker:
             return failures
 
         for cand, group in grouped:
-            if outcomes and not may_tie(cand):  # its outcome cannot change the answer (perf15)
+            if SKIP_UNTIED and outcomes and not may_tie(cand):  # its outcome cannot change the answer (perf15)
                 deferred.append((len(failures), cand, group))
                 continue
             ex = cand.example
