@@ -420,6 +420,19 @@ def collect_slots(tree: exp.Expression, catalog: Catalog | None = None) -> list[
     return slots
 
 
+def literal_sql(node: exp.Expression) -> str:
+    """:func:`to_sql` of one node, remembered for a plain literal (its text is a function of its
+    value and kind alone; one with comments is rendered each time)."""
+    if type(node) is exp.Literal and not node.comments and set(node.args) <= {"this", "is_string"}:
+        return _literal_sql(node.this, bool(node.is_string))
+    return to_sql(node)
+
+
+@functools.lru_cache(maxsize=8192)
+def _literal_sql(text: str, is_string: bool) -> str:
+    return to_sql(exp.Literal(this=text, is_string=is_string))
+
+
 class _ExampleSQL:
     """One SQL text read once (:func:`example_sql_reading`): its own parse, its slots on that parse, where
     each slot's node lies in the parse's walk, and its :func:`sql_vocabulary` (made on first use)."""
@@ -1131,9 +1144,9 @@ def adapt_sql(
                 else:
                     verified = False
                     confidence *= 0.9
-            old_sql = to_sql(slot.node)
+            old_sql = literal_sql(slot.node)
             replacements[b.slot] = node
-            substitutions.append(Substitution(old_sql, to_sql(node), es.text, ns.text, es.kind, slot.column,
+            substitutions.append(Substitution(old_sql, literal_sql(node), es.text, ns.text, es.kind, slot.column,
                                               b.render.describe(), verified))
     if unaccounted:
         return _refuse(unaccounted, notes, pair_texts)
