@@ -213,8 +213,24 @@ class Retriever:
         self.allowed = available_tables(self.store, self.target, self.provider) if self.filter_tables else None
         self.values = value_lookup(load_value_index(self.store))
 
+    #: Masked questions remembered per retriever (the match route masks the same bank questions for
+    #: every ask): bounded, and forgotten when the vocabulary or the value look-up is replaced.
+    MASK_MEMO = 4096
+
     def mask(self, question: str) -> MaskedQuestion:
-        return mask_question(question, self.vocabulary, self.values)
+        """:func:`mask_question` with this retriever's vocabulary and values, remembered per question
+        while both are the same objects (:meth:`refresh` and the asker replace them, never change them)."""
+        memo = self.__dict__.get("_mask_memo")
+        if memo is None or memo[0] is not self.vocabulary or memo[1] is not self.values:
+            memo = self._mask_memo = (self.vocabulary, self.values, {})
+        masks = memo[2]
+        got = masks.get(question)
+        if got is None:
+            got = mask_question(question, self.vocabulary, self.values)
+            if len(masks) >= self.MASK_MEMO:
+                masks.clear()
+            masks[question] = got
+        return got
 
     def retrieve(self, question: str, k: int = 5, threshold: float | None = None) -> RetrievalResult:
         """Top ``k`` examples: exact masked matches (score 1.0) first, then nearest

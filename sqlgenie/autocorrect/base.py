@@ -42,13 +42,32 @@ def parse_sql(sql: str) -> exp.Expression:
 
 @functools.lru_cache(maxsize=4096)
 def _parsed(sql: str) -> exp.Expression:
-    """The parse of ``sql``; never handed out (only its copies), so never changed."""
+    """The parse of ``sql``; never handed out (only its copies), so never changed. Without the
+    tokens' positions (:data:`TOKEN_POSITIONS`): sqlglot copies every node's metadata dict, which
+    made a copy cost more than the parse, and reads positions only to point at an unresolved
+    column when asked to validate (sqlgenie never asks)."""
     try:
         tree = sqlglot.parse_one(sql, read=DIALECT)
     except (ParseError, TokenError) as exc:
         raise SQLSyntaxError(f"Cannot parse the SQL: {exc}", sql=sql) from exc
     if tree is None:
         raise SQLSyntaxError("Empty SQL statement.", sql=sql)
+    return without_positions(tree)
+
+
+#: The metadata sqlglot's parser gives identifiers and literals: where their token was.
+TOKEN_POSITIONS = ("line", "col", "start", "end")
+
+
+def without_positions(tree: exp.Expression) -> exp.Expression:
+    """``tree`` (changed in place) without the tokens' positions in its nodes' metadata."""
+    for node in tree.walk():
+        meta = node._meta
+        if meta:
+            for key in TOKEN_POSITIONS:
+                meta.pop(key, None)
+            if not meta:
+                node._meta = None
     return tree
 
 

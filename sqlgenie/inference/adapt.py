@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 import itertools
+from collections import OrderedDict
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable, Sequence
 
@@ -418,6 +420,79 @@ def collect_slots(tree: exp.Expression, catalog: Catalog | None = None) -> list[
     return slots
 
 
+def literal_sql(node: exp.Expression) -> str:
+    """:func:`to_sql` of one node, remembered for a plain literal (its text is a function of its
+    value and kind alone; one with comments is rendered each time)."""
+    if type(node) is exp.Literal and not node.comments and set(node.args) <= {"this", "is_string"}:
+        return _literal_sql(node.this, bool(node.is_string))
+    return to_sql(node)
+
+
+@functools.lru_cache(maxsize=8192)
+def _literal_sql(text: str, is_string: bool) -> str:
+    return to_sql(exp.Literal(this=text, is_string=is_string))
+
+
+class _ExampleSQL:
+    """One SQL text read once (:func:`example_sql_reading`): its own parse, its slots on that parse, where
+    each slot's node lies in the parse's walk, and its :func:`sql_vocabulary` (made on first use)."""
+
+    __slots__ = ("catalog", "tree", "slots", "places", "_vocabulary")
+
+    def __init__(self, sql: str, catalog: Catalog | None) -> None:
+        self.catalog = catalog  # held: the memo's key is its identity
+        self.tree = parse_sql(sql)  # a copy of its own, never handed out to be changed
+        self.slots = collect_slots(self.tree, catalog)
+        place = {id(node): k for k, node in enumerate(self.tree.walk())}
+        self.places = [place[id(slot.node)] for slot in self.slots]
+        self._vocabulary: tuple[frozenset[str], frozenset[str]] | None = None
+
+    def vocabulary(self) -> tuple[frozenset[str], frozenset[str]]:
+        if self._vocabulary is None:
+            used, selected = sql_vocabulary(self.tree, self.catalog)
+            self._vocabulary = (frozenset(used), frozenset(selected))
+        return self._vocabulary
+
+    def slots_on(self, tree: exp.Expression) -> list[Slot] | None:
+        """The slots of ``tree``, a fresh parse of the same text (its walk is this parse's walk):
+        :func:`collect_slots` without resolving a column again; None when the walk differs."""
+        nodes = list(tree.walk())
+        out = []
+        for slot, k in zip(self.slots, self.places):
+            if k >= len(nodes) or type(nodes[k]) is not type(slot.node):
+                return None
+            out.append(replace(slot, node=nodes[k]))
+        return out
+
+
+#: SQL texts read by :func:`example_sql_reading` (LRU): a bank hit reads the same few example SQL texts in
+#: every candidate's checks, and the next ask reads most of them again.
+EXAMPLE_SQL_MEMO = 2048
+_example_sql_readings: OrderedDict[tuple[str, int], _ExampleSQL] = OrderedDict()
+
+
+def example_sql_reading(sql: str, catalog: Catalog | None = None) -> _ExampleSQL:
+    """The remembered reading of ``sql`` with ``catalog`` (keyed by the text and the catalog's
+    identity: a reloaded catalog is another object; raises as :func:`parse_sql` does)."""
+    key = (sql, id(catalog))
+    got = _example_sql_readings.get(key)
+    if got is not None and got.catalog is catalog:
+        _example_sql_readings.move_to_end(key)
+        return got
+    got = _ExampleSQL(sql, catalog)
+    _example_sql_readings[key] = got
+    while len(_example_sql_readings) > EXAMPLE_SQL_MEMO:
+        _example_sql_readings.popitem(last=False)
+    return got
+
+
+def example_slots(sql: str, catalog: Catalog | None = None) -> tuple[exp.Expression, list[Slot]]:
+    """``(tree, collect_slots(tree, catalog))`` of ``sql``, remembered (:func:`example_sql_reading`):
+    **read only**, the tree and the slots are shared by every caller (parse a copy to rewrite)."""
+    got = example_sql_reading(sql, catalog)
+    return got.tree, got.slots
+
+
 # --------------------------------------------------------------------------- renders
 
 
@@ -678,16 +753,17 @@ _WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 def unbound_slots(sql: str | exp.Expression, spans: Sequence[Any], catalog: Catalog | None = None) -> list[Slot] | None:
     """The slots of ``sql`` (:func:`collect_slots`) that no value span of its question fills
-    (:func:`align`): the constants the SQL carries on its own. None when it does not parse."""
+    (:func:`align`): the constants the SQL carries on its own. None when it does not parse. Read
+    only when ``sql`` is a text: its slots are remembered (:func:`example_slots`)."""
     try:
-        tree = parse_sql(sql) if isinstance(sql, str) else sql
-        slots = collect_slots(tree, catalog)
+        slots = example_slots(sql, catalog)[1] if isinstance(sql, str) else collect_slots(sql, catalog)
         bound = {b.slot for b in align([Span.of(x) for x in spans], slots).bindings}
     except Exception:
         return None
     return [s for s in slots if s.index not in bound]
 
 
+@functools.lru_cache(maxsize=16384)
 def _singular(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
@@ -788,14 +864,18 @@ def _table_words(tree: exp.Expression) -> list[set[str]]:
     return out
 
 
+@functools.lru_cache(maxsize=16384)
+def _name_words(name: str) -> frozenset[str]:
+    """The tokens of one table, column or synonym name, and their singular forms."""
+    from example_bank.masking import split_identifier
+
+    return frozenset({_singular(w) for w in split_identifier(name)} | {w for w in split_identifier(name)})
+
+
 def sql_vocabulary(tree: exp.Expression, catalog: Catalog | None = None) -> tuple[set[str], set[str]]:
     """(tokens of every table and column the SQL names, plus their catalog synonyms;
     tokens of the columns of its top-level SELECT list)."""
-    from example_bank.masking import split_identifier
-
-    def words_of(name: str) -> set[str]:
-        return {_singular(w) for w in split_identifier(name)} | {w for w in split_identifier(name)}
-
+    words_of = _name_words
     used: set[str] = set()
     for table in tree.find_all(exp.Table):
         used |= words_of(table.name)
@@ -938,9 +1018,10 @@ def adapt_sql(
         tree = parse_sql(example_sql)
     except Exception as exc:  # SQLSyntaxError: the bank holds only parsed SQL, but be safe
         return _refuse([f"the example SQL does not parse: {exc}"])
+    read = example_sql_reading(example_sql, catalog)  # its slots and vocabulary, read once per text
     # words outside the spans
     if not exact and example_masked is not None and new_masked is not None:
-        used, selected = sql_vocabulary(tree, catalog)
+        used, selected = (set(words) for words in read.vocabulary())
         diff = question_diff(example_masked, new_masked, schema_words, sql_words=used, select_words=selected)
         if group is not None:  # differences other examples of the same query share (inference/groups.py)
             diff = group.filter_diff(diff)
@@ -963,7 +1044,9 @@ def adapt_sql(
             notes.append("wording differs: " + " ".join([f"+{w}" for w in diff.added] + [f"-{w}" for w in diff.removed]))
             confidence *= 0.97 ** diff.soft
 
-    slots = collect_slots(tree, catalog)
+    slots = read.slots_on(tree)
+    if slots is None:  # never seen: a fresh parse walks as the remembered one
+        slots = collect_slots(tree, catalog)
     alignment = align(ex_spans, slots)
 
     # 2. pair spans class by class; a value after the same "from" / "to" / "via" pairs first
@@ -1061,9 +1144,9 @@ def adapt_sql(
                 else:
                     verified = False
                     confidence *= 0.9
-            old_sql = to_sql(slot.node)
+            old_sql = literal_sql(slot.node)
             replacements[b.slot] = node
-            substitutions.append(Substitution(old_sql, to_sql(node), es.text, ns.text, es.kind, slot.column,
+            substitutions.append(Substitution(old_sql, literal_sql(node), es.text, ns.text, es.kind, slot.column,
                                               b.render.describe(), verified))
     if unaccounted:
         return _refuse(unaccounted, notes, pair_texts)

@@ -62,6 +62,9 @@ RETRIEVE_K = 5
 ADAPT_CANDIDATES = 5
 #: Examples scoring within this of the best must agree, else the answer is refused.
 TIE_MARGIN = 0.02
+#: Past the first verified candidate, those out of its tie are not verified unless their refusals are
+#: read (perf15: their outcome cannot change the answer; ``Asker._adapt``).
+SKIP_UNTIED = True
 #: Least confidence of a deterministic adaptation that is answered.
 MIN_CONFIDENCE = 0.5
 
@@ -632,7 +635,9 @@ class Asker:
         wh_nouns = example_parts.wh_nouns(self.retriever, self.catalog, self._schema_word)  # per wh-noun (lazily)
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         tied_words = word_constants.word_constants(self.retriever, self.catalog)  # words the bank writes as numbers
-        for cand, group in grouped:
+
+        def verify(cand: Any, group: Any) -> tuple[AdaptedSQL, tuple[bool, str | None]]:
+            """One candidate adapted and checked: (adapted, (verified before the veto rules, its SQL))."""
             ex = cand.example
             ex_masked = self.retriever.mask(ex.question)
             asked = between_ends.rewrite(ex_masked, new_masked)  # "between A and B" as "from A to B"
@@ -683,6 +688,37 @@ class Asker:
             number_place.check_candidate(adapted, retrieval.question)  # atis14c: "at 1524" bound as a flight number
             if swapped and adapted.ok:
                 adapted.notes.extend(sw.note() for sw in swapped[2])
+            return adapted, before
+
+        deferred: list[tuple[int, Any, Any]] = []  # (place in failures, candidate, group): see complete()
+
+        def may_tie(cand: Any) -> bool:
+            """Whether ``cand`` could join the tie of the first verified candidate (the ``close`` test below)."""
+            first = outcomes[0][0]
+            return cand.score >= best_score - TIE_MARGIN and cand.score >= first.score - TIE_MARGIN
+
+        def complete() -> list[str]:
+            """``failures`` with the refusals of the candidates skipped as unable to tie, in their place:
+            skipped only past a verified candidate and out of its tie, they cannot change the answer, only
+            the reasons listed when it is refused (or by a caller, ``extend`` False)."""
+            for place, cand, group in reversed(deferred):
+                adapted, before = verify(cand, group)
+                if before[0] and not adapted.ok:
+                    continue  # vetoed: out of the tie, no vote
+                if adapted.ok and adapted.confidence < self.min_confidence:
+                    adapted.ok = False
+                    adapted.unaccounted.append(f"confidence {adapted.confidence:.2f} < {self.min_confidence:.2f}")
+                if not adapted.ok:
+                    failures.insert(place, f"example #{cand.example.id}: " + "; ".join(adapted.unaccounted))
+            deferred.clear()
+            return failures
+
+        for cand, group in grouped:
+            if SKIP_UNTIED and outcomes and not may_tie(cand):  # its outcome cannot change the answer (perf15)
+                deferred.append((len(failures), cand, group))
+                continue
+            ex = cand.example
+            adapted, before = verify(cand, group)
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
                 if not outcomes:
                     return None, None, failures + [f"example #{ex.id}: " + "; ".join(adapted.unaccounted)]
@@ -720,11 +756,11 @@ class Asker:
                                             lambda a, b: norm(a) == norm(b) or tie_spelling.same_query(a, b))
                 if settled is not None:  # the bank's groups show the word that separates the twins
                     settled[1].notes.append(settled[2])
-                    return settled[1], settled[0], failures
+                    return settled[1], settled[0], failures if extend else complete()
                 ids = ", ".join(f"#{c.example.id}" for c in [cand, *disagree])
-                failures.append(f"verified examples {ids} match equally well but give different SQL")
+                complete().append(f"verified examples {ids} match equally well but give different SQL")
                 return None, None, failures
-        return best, cand, failures
+        return best, cand, failures if extend else complete()  # answered: the asker reads no failures
 
     def _missing_values(self, adapted: AdaptedSQL, corrected: Any) -> list[str]:
         """Substituted text values that are not cached values of their column, that the

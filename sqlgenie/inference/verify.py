@@ -65,6 +65,7 @@ from sqlgenie.inference.adapt import (
     adapt_sql,
     align,
     collect_slots,
+    example_slots,
     norm_text,
     question_diff,
 )
@@ -102,6 +103,7 @@ _PARTICIPLES = frozenset(w for w in _IRREGULAR if w not in ("people", "children"
                                                              "took", "wrote", "drove", "flew", "ran", "sang"))
 
 
+@functools.lru_cache(maxsize=16384)
 def lemma(word: str) -> str:
     """A crude lemma: irregular forms, then plural -s (``cities`` -> ``city``)."""
     w = word.lower().replace("'s", "")
@@ -971,10 +973,9 @@ def implied_constants(example_sql: str, example_spans: Sequence[Any], example_ma
     for "nonstop") and the two questions differ in a content word: that constant came
     from the example's wording, which the question does not share."""
     try:
-        tree = parse_sql(example_sql)
+        _tree, slots = example_slots(example_sql, catalog)  # read only (remembered per text)
     except Exception:
         return []
-    slots = collect_slots(tree, catalog)
     alignment = align([Span.of(s) for s in example_spans], slots)
     bound = {b.slot for b in alignment.bindings}
     unbound = [s for s in slots if s.context == "compare" and not s.is_string and s.index not in bound
