@@ -64,7 +64,7 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 
 def features(asker: Any, retrieval: Any, asked: Any, pool: Sequence[Any], grouped: Sequence[Any],
              outcomes: Sequence[tuple[Any, Any]], exact_of: dict[int, bool], vetoed: Sequence[Any],
-             cand: Any, best: Any, path: str) -> dict[str, Any]:
+             cand: Any, best: Any, path: str, known_values: Any = None, word_ties: Any = None) -> dict[str, Any]:
     """The evidence behind answering ``best`` (adapted from ``cand``); see module doc."""
     from sqlgenie.inference import groups as groups_mod
 
@@ -106,6 +106,8 @@ def features(asker: Any, retrieval: Any, asked: Any, pool: Sequence[Any], groupe
         others = [gs.member(m.example) for m in pool if _group_key(gs, m.example) != my_key]
         others = [o for o in others if o is not None]
         out["other_best_jaccard"] = round(max((_jaccard(o.words, asked_words) for o in others), default=0.0), 3)
+    if group is not None and len(group.members) > 1:
+        out.update(group_support(asker, retrieval, asked, group, cand, mine, known_values, word_ties, pool))
     r = asker.retriever
     try:
         same_wording = r.bank.exact_matches(asked.key, allowed_tables=r.allowed, statuses=r.statuses, limit=50)
@@ -122,3 +124,34 @@ def features(asker: Any, retrieval: Any, asked: Any, pool: Sequence[Any], groupe
     except Exception as exc:  # a measuring aid
         out["bank_error"] = type(exc).__name__
     return out
+
+
+#: Members of the example's group adapted to the question at most (besides the pool's).
+GROUP_SUPPORT_MEMBERS = 8
+
+
+def group_support(asker: Any, retrieval: Any, asked: Any, group: Any, cand: Any, mine: str, known_values: Any,
+                  word_ties: Any, pool: Sequence[Any]) -> dict[str, Any]:
+    """The other members of the example's group (the bank's paraphrases of its query, outside the pool)
+    adapted to the question by the core verification (:func:`sqlgenie.inference.verify.adapt_verified`):
+    how many verify, and how many of those give the answer's SQL."""
+    from sqlgenie.inference.verify import adapt_verified
+
+    in_pool = {m.example.id for m in pool}
+    others = [m for m in group.members if m.example.id != cand.example.id and m.example.id not in in_pool]
+    tried = verified = same = 0
+    for m in others[:GROUP_SUPPORT_MEMBERS]:
+        tried += 1
+        try:
+            license = group.license(m.example.id, asked.text)
+            a = adapt_verified(m.example.sql, m.masked.text, m.masked.spans, asked.text, asked.spans,
+                               question=retrieval.question, catalog=asker.catalog, value_columns=asker.value_columns,
+                               exact=m.masked.key == asked.key, similarity=float(cand.score),
+                               schema_words=asker._schema_word, known_values=known_values, group=license,
+                               own_directions=True, word_ties=word_ties)
+        except Exception:
+            continue
+        if a.ok:
+            verified += 1
+            same += _norm(a.sql) == mine
+    return {"group_tried": tried, "group_verified": verified, "group_same_sql": same}

@@ -727,14 +727,14 @@ class Asker:
                     if match_support.dump_enabled():
                         settled[1].evidence = match_support.features(
                             self, retrieval, new_masked, pool, grouped, outcomes, exact_of, vetoed, settled[0],
-                            settled[1], "tie_words")
+                            settled[1], "tie_words", known_values, tied_words)
                     return settled[1], settled[0], failures
                 ids = ", ".join(f"#{c.example.id}" for c in [cand, *disagree])
                 failures.append(f"verified examples {ids} match equally well but give different SQL")
                 return None, None, failures
         if match_support.dump_enabled():
             best.evidence = match_support.features(self, retrieval, new_masked, pool, grouped, outcomes, exact_of,
-                                                   vetoed, cand, best, "top")
+                                                   vetoed, cand, best, "top", known_values, tied_words)
         return best, cand, failures
 
     def _missing_values(self, adapted: AdaptedSQL, corrected: Any) -> list[str]:
