@@ -936,11 +936,15 @@ class AdaptedSQL:
     notes: list[str] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)  # (example span, new span)
     tree: exp.Expression | None = field(default=None, repr=False)
+    evidence: dict[str, Any] | None = field(default=None, repr=False)  # match_support.DUMP only
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "sql": self.sql, "confidence": round(self.confidence, 3),
-                "substitutions": [s.to_dict() for s in self.substitutions], "unaccounted": self.unaccounted,
-                "notes": self.notes, "pairs": [list(p) for p in self.pairs]}
+        out = {"ok": self.ok, "sql": self.sql, "confidence": round(self.confidence, 3),
+               "substitutions": [s.to_dict() for s in self.substitutions], "unaccounted": self.unaccounted,
+               "notes": self.notes, "pairs": [list(p) for p in self.pairs]}
+        if self.evidence is not None:
+            out["evidence"] = self.evidence
+        return out
 
     def refuse(self, reasons: Sequence[str]) -> AdaptedSQL:
         """Turn this adaptation into a refusal for ``reasons`` (after any earlier ones)."""

@@ -256,6 +256,8 @@ def _ask_one(dataset: Dataset, q: Question, asker: Any, pg: PostgresRunner, lite
     if used:
         rec["example"] = used["question"]
         rec["example_similarity"] = used["similarity"]
+    if isinstance(result.adaptation, dict) and result.adaptation.get("evidence") is not None:
+        rec["evidence"] = result.adaptation["evidence"]  # match_support.DUMP: the bank's evidence of the answer
     if result.status != "ok":
         rec["reason"] = (result.think.reason if result.think else result.message)
         code = _reason_code(result)

@@ -45,7 +45,7 @@ from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGeni
 from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference import answer_words, between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
 from sqlgenie.inference import example_parts, example_sides, head_reading, number_place, read_apart, unclear_answers
-from sqlgenie.inference import value_reading, word_constants
+from sqlgenie.inference import match_support, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -635,6 +635,7 @@ class Asker:
         wh_nouns = example_parts.wh_nouns(self.retriever, self.catalog, self._schema_word)  # per wh-noun (lazily)
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         tied_words = word_constants.word_constants(self.retriever, self.catalog)  # words the bank writes as numbers
+        exact_of: dict[int, bool] = {}  # per candidate: worded as the question (match_support)
 
         def verify(cand: Any, group: Any) -> tuple[AdaptedSQL, tuple[bool, str | None]]:
             """One candidate adapted and checked: (adapted, (verified before the veto rules, its SQL))."""
@@ -646,6 +647,7 @@ class Asker:
             if swapped:  # "on wednesday" read as the question's "on friday", with the bank's constants
                 ex_sql, ex_masked = swapped[0], swapped[1]
             exact = ex_masked.key == asked.key
+            exact_of[ex.id] = exact
             license = None if exact or group is None else group.license(ex.id, asked.text)
             adapted = adapt_verified(  # adapt, then verify the structure (issue 13)
                 ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
@@ -714,7 +716,8 @@ class Asker:
             return failures
 
         for cand, group in grouped:
-            if SKIP_UNTIED and outcomes and not may_tie(cand):  # its outcome cannot change the answer (perf15)
+            if SKIP_UNTIED and outcomes and not may_tie(cand) and not match_support.dump_enabled():  # perf15: its
+                # outcome cannot change the answer (the evidence dump counts every verified candidate)
                 deferred.append((len(failures), cand, group))
                 continue
             ex = cand.example
@@ -734,8 +737,10 @@ class Asker:
         if not outcomes:  # none verified: the nearest after refused exact matches, else the next that fit (issue 13)
             if not extend:
                 return None, None, failures
-            return beyond_exact.retry(self, retrieval, pool, decision, failures) or \
-                deeper.fallback(self, retrieval, pool, decision, failures)
+            retried = beyond_exact.retry(self, retrieval, pool, decision, failures)
+            if retried is not None:
+                return match_support.mark_path(retried, "beyond_exact")
+            return match_support.mark_path(deeper.fallback(self, retrieval, pool, decision, failures), "deeper")
         cand, best = outcomes[0]
         close = [(c, a.sql) for c, a in outcomes[1:] if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
         close += [(c, sql) for c, sql in vetoed if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
@@ -756,10 +761,17 @@ class Asker:
                                             lambda a, b: norm(a) == norm(b) or tie_spelling.same_query(a, b))
                 if settled is not None:  # the bank's groups show the word that separates the twins
                     settled[1].notes.append(settled[2])
+                    if match_support.dump_enabled():
+                        settled[1].evidence = match_support.features(
+                            self, retrieval, new_masked, pool, grouped, outcomes, exact_of, vetoed, settled[0],
+                            settled[1], "tie_words", known_values, tied_words)
                     return settled[1], settled[0], failures if extend else complete()
                 ids = ", ".join(f"#{c.example.id}" for c in [cand, *disagree])
                 complete().append(f"verified examples {ids} match equally well but give different SQL")
                 return None, None, failures
+        if match_support.dump_enabled():
+            best.evidence = match_support.features(self, retrieval, new_masked, pool, grouped, outcomes, exact_of,
+                                                   vetoed, cand, best, "top", known_values, tied_words)
         return best, cand, failures if extend else complete()  # answered: the asker reads no failures
 
     def _missing_values(self, adapted: AdaptedSQL, corrected: Any) -> list[str]:
