@@ -7,6 +7,7 @@ import csv
 import json
 
 import psycopg
+from psycopg import sql as pgsql
 import pytest
 
 from example_bank.embedder import get_embedder
@@ -270,3 +271,21 @@ def test_interrupted_bulk_import_keeps_committed_batches_and_the_index(bank, emb
     bank.store.commit()
     with pytest.raises(ValueError, match="bulk_index needs commit=True"):
         import_pairs(bank, [(1, *PAIRS[0])], encode=embedder.encode, bulk_index=True, commit=False)
+
+
+def _toast_chunks(conn) -> int:
+    toast = conn.execute("SELECT reltoastrelid::regclass::text FROM pg_class "
+                         "WHERE oid = 'sqlgenie.bank_examples'::regclass").fetchone()[0]
+    schema, name = toast.split(".")
+    return conn.execute(pgsql.SQL("SELECT count(*) FROM {}").format(pgsql.Identifier(schema, name))).fetchone()[0]
+
+
+def test_example_vectors_are_stored_in_the_row(bank, embedder):
+    """Migration 0010: the nearest-example query reads each vector from the row, not from the TOAST
+    table (pgvector's default EXTERNAL storage moved it out of every bank row of ~3 kB)."""
+    _fill(bank, embedder, PAIRS[:3])
+    assert _toast_chunks(bank.store) == 0
+    bank.store.execute("ALTER TABLE sqlgenie.bank_examples ALTER COLUMN embedding SET STORAGE EXTERNAL, "
+                       "RESET (toast_tuple_target)")  # as before the migration
+    _fill(bank, embedder, PAIRS[3:4])
+    assert _toast_chunks(bank.store) > 0  # the check sees a vector moved out of its row
