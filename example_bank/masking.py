@@ -336,9 +336,29 @@ def _abbreviation(token: str) -> bool:
     return 2 <= len(token) <= 3 and token.isalpha() and token[0].isupper()
 
 
+#: The ending of a contraction or a possessive written apart from its word ("what 's the fare", "NEW YORK 's
+#: downtown", "i 'd like": ATIS's tokenisation) is a word, never a value (issue 13, helper atis15). The value
+#: cache of ATIS holds 'S' (``food_service.meal_code``) and a lone "s" matched it: the question got a value it
+#: does not say, so its value count, its pairing and its masked text (retrieval, exact matches) were wrong. Off:
+#: such an ending is looked up like any word.
+CLITICS_ARE_WORDS = True
+
+_CLITICS = frozenset({"s", "d", "ll", "re", "ve", "m", "t"})
+
+
+def _clitic(question: str, start: int, text: str) -> bool:
+    """``text`` at ``start`` is the ending of a contraction or possessive: one of "s", "d", "ll", "re", "ve",
+    "m", "t" right after an apostrophe that follows a space or a word ("what 's", "NEW YORK 's")."""
+    return CLITICS_ARE_WORDS and text.lower() in _CLITICS and start >= 2 and question[start - 1] in "'’" \
+        and (question[start - 2].isspace() or question[start - 2].isalnum())
+
+
 def _value_pass(m: _Masker, words, vocab: SchemaVocabulary, lookup: ValueLookup, max_n: int) -> None:
     i = 0
     while i < len(words):
+        if _clitic(m.question, words[i][0], words[i][2]):
+            i += 1  # "what 's": the ending of a contraction is no value (nor the start of one)
+            continue
         matched = False
         for n in range(min(max_n, len(words) - i), 0, -1):
             chunk = words[i : i + n]
