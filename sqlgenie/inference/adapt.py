@@ -41,7 +41,7 @@ from sqlgenie.autocorrect.base import parse_sql, to_sql
 from sqlgenie.autocorrect.resolve import Resolver
 from sqlgenie.autocorrect.types import parse_full_date
 from sqlgenie.catalog import Catalog
-from sqlgenie.inference import direction_pairing, stop_forms
+from sqlgenie.inference import clock_numbers, direction_pairing, stop_forms
 
 __all__ = [
     "AdaptedSQL",
@@ -72,6 +72,8 @@ _YEAR_ONLY = re.compile(r"^(1[89]\d\d|2[01]\d\d)$")
 
 
 def span_class(kind: str, text: str = "") -> str:
+    if kind == "clock":  # a year-like number read as a time of day (inference/clock_numbers.py)
+        return "number"
     if kind in NUMBER_KINDS:
         # a bare year is a date whether or not a preposition made the masker say so ("on 1974")
         return "date" if _YEAR_ONLY.match(text.strip()) else "number"
@@ -965,6 +967,10 @@ def adapt_sql(
 
     slots = collect_slots(tree, catalog)
     alignment = align(ex_spans, slots)
+    reread = clock_numbers.reread(ex_spans, nw_spans, slots, alignment)  # "after 2100": a time, not a year
+    if reread != (ex_spans, nw_spans):
+        ex_spans, nw_spans = reread
+        alignment = align(ex_spans, slots)
 
     # 2. pair spans class by class; a value after the same "from" / "to" / "via" pairs first
     ex_dir = _directions(example_masked, len(ex_spans))

@@ -1,0 +1,72 @@
+"""A four-digit number the masker reads as a year, compared with a time of day, is a clock time (issue 13, atis15).
+
+The masker and :func:`sqlgenie.inference.adapt.span_class` read a bare number from 1800 to 2199 as a year
+(a date value): "arriving after 2100", "between 1800 and 1900". ATIS writes the time of day as such numbers
+(``flight.arrival_time > 2100``), and the same query asked "after 1600" has a *number* there. Adaptation
+pairs values class by class, so the two questions of one template were refused for their counts ("the
+example has 2 number value(s) ('1600', '1700'), the question 0").
+
+The example's SQL decides: when the example binds a value to a comparison with a **time-of-day column** (a
+number compared with a column whose name says ``time`` or ``hour``, not ``year`` or ``date``), a year-like
+number of either question is read as a number (kind :data:`CLOCK_KIND`), provided this makes the two
+questions' value classes agree. Nothing else changes: the value is then paired, rendered and verified as
+any number. An example whose SQL reads no time of day, or a question whose year-like number would still
+leave the counts apart, keeps the year reading (a question "in 2020" against "more than 1500" is not
+re-read: that example compares no time of day).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import replace
+from typing import Any, Sequence
+
+#: Off: a number from 1800 to 2199 is always a year, as before.
+ENABLED = True
+
+#: The kind a re-read span takes (``adapt.span_class`` reads it as a number whatever its digits).
+CLOCK_KIND = "clock"
+
+_YEAR_LIKE = re.compile(r"^(?:1[89]\d\d|2[01]\d\d)$")
+_TIME_PARTS = frozenset({"time", "hour", "hhmm"})
+_DATE_PARTS = frozenset({"year", "date", "yr"})
+
+
+def year_like(text: str) -> bool:
+    """A bare four-digit number that reads as a year (1800-2199)."""
+    return bool(_YEAR_LIKE.match(text.strip()))
+
+
+def time_of_day_column(column: str | None) -> bool:
+    """A column whose name says a time of day (``arrival_time``, ``dep_hour``), not a year or a date."""
+    if not column:
+        return False
+    parts = set(re.split(r"[^a-z0-9]+", column.rsplit(".", 1)[-1].lower()))
+    return bool(parts & _TIME_PARTS) and not parts & _DATE_PARTS
+
+
+def _clock_slot(slot: Any) -> bool:
+    return slot.context == "compare" and not slot.is_string and slot.number is not None \
+        and not slot.temporal and time_of_day_column(slot.column)
+
+
+def reread(ex_spans: Sequence[Any], new_spans: Sequence[Any], slots: Sequence[Any], alignment: Any
+           ) -> tuple[list[Any], list[Any]]:
+    """The spans of the example and of the question, with year-like numbers read as clock times when the
+    example compares a value with a time of day and that makes the two questions' value classes agree
+    (else both unchanged). ``slots``/``alignment``: the example SQL's literals and the example spans' bindings
+    (:func:`sqlgenie.inference.adapt.align`)."""
+    ex, new = list(ex_spans), list(new_spans)
+    if not ENABLED or Counter(s.cls for s in ex) == Counter(s.cls for s in new):
+        return ex, new
+    clock = {i for i in range(len(ex)) if alignment.of_span(i)
+             and all(_clock_slot(slots[b.slot]) for b in alignment.of_span(i))}
+    if not clock:
+        return ex, new
+    ex2 = [replace(s, kind=CLOCK_KIND) if i in clock and s.cls == "date" and year_like(s.text) else s
+           for i, s in enumerate(ex)]
+    new2 = [replace(s, kind=CLOCK_KIND) if s.cls == "date" and year_like(s.text) else s for s in new]
+    if Counter(s.cls for s in ex2) != Counter(s.cls for s in new2):
+        return ex, new
+    return ex2, new2

@@ -1,0 +1,109 @@
+"""Match route, sqlgenie/inference/clock_numbers.py and example_bank.masking.CLITICS_ARE_WORDS (issue 13,
+helper atis15), on a real PostgreSQL with the real MiniLM model.
+
+* A four-digit number read as a year ("arriving after 2100", "between 1800 and 1900") that the example's
+  SQL compares with a time of day is a number: the question is answered from an example that says "after
+  1600" (ATIS seeds 12-13: "show me flights from DENVER to PHILADELPHIA arriving after 2100" was refused
+  for its value counts). A year-like number against an example that reads no time of day stays a year.
+* The ending of a contraction written apart ("what 's the fare") is a word: ATIS stores a meal code 'S',
+  and the lone "s" was masked as a value the example's SQL never uses."""
+
+from __future__ import annotations
+
+import pytest
+from bank_fixture import AIR_ROUTE, bank_asker, create_air
+
+import example_bank.masking as masking
+from example_bank.masking import SchemaVocabulary, mask_question
+from sqlgenie.inference import clock_numbers
+
+CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS"]
+
+
+def _arriving(x: str, y: str, op: str, *times: int) -> str:
+    cond = " AND ".join(f"f.arrival_time {o} {t}" for o, t in zip(op.split(","), times))
+    return f"SELECT DISTINCT f.flight_id {AIR_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}' AND {cond}"
+
+
+def _cost(x: str, y: str) -> str:
+    return f"SELECT DISTINCT f.cost {AIR_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}'"
+
+
+BANK = [
+    ("show me flights from BOSTON to DENVER arriving after 1600", _arriving("BOSTON", "DENVER", ">", 1600)),
+    ("flights from ATLANTA to DALLAS arriving between 1000 and 1400",
+     _arriving("ATLANTA", "DALLAS", ">=,<=", 1000, 1400)),
+    ("what 's the cost from BOSTON to DALLAS", _cost("BOSTON", "DALLAS")),
+]
+
+_create = create_air(CITIES, [("arrival_time", "integer", lambda i: (i * 97) % 2400),
+                              ("cost", "integer", lambda i: 100 + i),
+                              ("meal_code", "text", lambda i: "S" if i % 2 else "B")], rows=120)
+
+
+@pytest.fixture(scope="module")
+def asker(module_db_url):
+    with bank_asker(module_db_url, "air", _create, BANK) as a:
+        yield a
+
+
+def test_a_year_like_number_compared_with_a_time_of_day_is_a_number(asker, monkeypatch):
+    r = asker.ask("show me flights from DENVER to PITTSBURGH arriving after 2100", route="match")
+    assert r.status == "ok", r.think and r.think.reason
+    assert "arrival_time > 2100" in r.sql and "'DENVER'" in r.sql and "'PITTSBURGH'" in r.sql, r.sql
+    monkeypatch.setattr(clock_numbers, "ENABLED", False)
+    r = asker.ask("show me flights from DENVER to PITTSBURGH arriving after 2100", route="match")
+    assert r.status == "refused", r.sql
+
+
+def test_two_year_like_numbers_of_a_range(asker, monkeypatch):
+    r = asker.ask("flights from BOSTON to ATLANTA arriving between 1800 and 1900", route="match")
+    assert r.status == "ok", r.think and r.think.reason
+    assert "arrival_time >= 1800" in r.sql and "arrival_time <= 1900" in r.sql, r.sql
+    monkeypatch.setattr(clock_numbers, "ENABLED", False)
+    assert asker.ask("flights from BOSTON to ATLANTA arriving between 1800 and 1900", route="match").status == "refused"
+
+
+def test_an_example_year_like_number_is_read_as_the_question_s_time():
+    """The other way round: the example says "after 2100" (a year to the masker), the question "after 1600"."""
+    from sqlgenie.autocorrect.base import parse_sql
+    from sqlgenie.inference.adapt import Span, align, collect_slots
+
+    tree = parse_sql("SELECT f.flight_id FROM flight AS f WHERE f.arrival_time > 2100")
+    slots = collect_slots(tree)
+    ex, new = [Span(26, 30, "2100", "date")], [Span(26, 30, "1600", "number")]
+    ex2, new2 = clock_numbers.reread(ex, new, slots, align(ex, slots))
+    assert [s.cls for s in ex2] == ["number"] and new2 == new
+
+
+def test_a_year_stays_a_year_where_the_example_reads_no_time_of_day():
+    from sqlgenie.autocorrect.base import parse_sql
+    from sqlgenie.inference.adapt import Span, align, collect_slots
+
+    tree = parse_sql("SELECT p.id FROM paper AS p WHERE p.citations > 1500")
+    slots = collect_slots(tree)
+    ex, new = [Span(30, 34, "1500", "number")], [Span(20, 24, "2020", "date")]
+    assert clock_numbers.reread(ex, new, slots, align(ex, slots)) == (ex, new)
+    assert not clock_numbers.time_of_day_column("flight.departure_date")
+    assert clock_numbers.time_of_day_column("defog_t2s_atis.flight.arrival_time")
+
+
+def test_the_ending_of_a_contraction_is_no_value(monkeypatch):
+    vocab = SchemaVocabulary.from_names(["flight", "fare"])
+    values = {"s": "food_service.meal_code", "new york": "city.city_name", "boston": "city.city_name"}
+    lookup = lambda t: values.get(t.lower())  # noqa: E731
+    assert mask_question("what 's the fare from BOSTON to NEW YORK 's downtown", vocab, lookup).text == \
+        "what 's the fare from [MASK] to [MASK] 's downtown"
+    assert [s.text for s in mask_question("a flight with meal S", vocab, lookup).spans] == ["S"]  # a value still
+    monkeypatch.setattr(masking, "CLITICS_ARE_WORDS", False)
+    assert [s.text for s in mask_question("what 's the fare from BOSTON", vocab, lookup).spans] == ["s", "BOSTON"]
+
+
+def test_a_question_with_a_contraction_answers(asker, monkeypatch):
+    """End to end: the example says "what 's", the question "what is"; the lone "s" is a stored meal code."""
+    r = asker.ask("what is the cost from DENVER to ATLANTA", route="match")
+    assert r.status == "ok" and "'DENVER'" in r.sql and "'ATLANTA'" in r.sql, r.think and r.think.reason
+    monkeypatch.setattr(masking, "CLITICS_ARE_WORDS", False)
+    asker.refresh()
+    r = asker.ask("what is the cost from DENVER to ATLANTA", route="match")
+    assert r.status == "refused", r.sql
