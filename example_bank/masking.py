@@ -353,6 +353,25 @@ def _clitic(question: str, start: int, text: str) -> bool:
         and (question[start - 2].isspace() or question[start - 2].isalnum())
 
 
+#: A stored value of several words whose last word is a schema word ("BUSINESS class", a
+#: ``class_description``), while the words before it are a stored value of another column ("BUSINESS", a
+#: ``class_type``), is masked as the shorter value and the schema word stays a word (issue 13, helper atis15).
+#: ATIS questions say "BUSINESS class", "FIRST class" and "COACH class" alike and the SQL compares
+#: ``class_type = 'BUSINESS'``; only "BUSINESS class" was a whole stored value, so its questions masked as
+#: "show [MASK] fares" against "show me the [MASK] class fares" and the span bound no literal of the SQL.
+#: Off: the longest stored value wins, as before.
+SCHEMA_WORD_AFTER_VALUE = True
+
+
+def _schema_word_after_value(chunk, tokens, vocab: SchemaVocabulary, question: str, lookup: ValueLookup) -> bool:
+    """The chunk ends with a schema word and the words before it are a stored value of another column."""
+    if not SCHEMA_WORD_AFTER_VALUE or tokens[-1] not in vocab or tokens[-1] in COMMON_WORDS:
+        return False
+    whole = lookup(question[chunk[0][0]:chunk[-1][1]])
+    shorter = lookup(question[chunk[0][0]:chunk[-2][1]])
+    return bool(shorter) and not (isinstance(whole, str) and isinstance(shorter, str) and whole == shorter)
+
+
 def _value_pass(m: _Masker, words, vocab: SchemaVocabulary, lookup: ValueLookup, max_n: int) -> None:
     i = 0
     while i < len(words):
@@ -376,6 +395,8 @@ def _value_pass(m: _Masker, words, vocab: SchemaVocabulary, lookup: ValueLookup,
                 # and an abbreviation the stored value spells with its period: "ST. LOUIS")
             text = m.question[start:end]
             found = lookup(text)
+            if found and n >= 2 and _schema_word_after_value(chunk, tokens, vocab, m.question, lookup):
+                continue  # "BUSINESS class": the shorter value, the schema word stays a word
             if found:
                 m.take(start, end, "value", found if isinstance(found, str) else None)
                 i += n

@@ -107,3 +107,20 @@ def test_a_question_with_a_contraction_answers(asker, monkeypatch):
     asker.refresh()
     r = asker.ask("what is the cost from DENVER to ATLANTA", route="match")
     assert r.status == "refused", r.sql
+
+
+def test_a_schema_word_after_a_stored_value_stays_a_word(monkeypatch):
+    """ATIS: "BUSINESS class" is a stored ``class_description`` and "BUSINESS" a stored ``class_type`` (what
+    the SQL compares); "FIRST class" masks as "[MASK] class", so must "BUSINESS class"."""
+    vocab = SchemaVocabulary.from_names(["fare", "class_type", "class_description"])
+    values = {"business": "fare_basis.class_type", "first": "fare_basis.class_type",
+              "business class": "class_of_service.class_description", "new york": "city.city_name",
+              "new york city": "city.city_name"}
+    lookup = lambda t: values.get(t.lower())  # noqa: E731
+    assert mask_question("show BUSINESS class fares", vocab, lookup).text == "show [MASK] class fares"
+    assert mask_question("show FIRST class fares", vocab, lookup).text == "show [MASK] class fares"
+    # a value whose shorter part is a value of the same column stays whole
+    assert [s.text for s in mask_question("fares to NEW YORK CITY", SchemaVocabulary.from_names(["city"]),
+                                          lookup).spans] == ["NEW YORK CITY"]
+    monkeypatch.setattr(masking, "SCHEMA_WORD_AFTER_VALUE", False)
+    assert mask_question("show BUSINESS class fares", vocab, lookup).text == "show [MASK] fares"
