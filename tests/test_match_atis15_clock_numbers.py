@@ -34,6 +34,8 @@ BANK = [
     ("flights from ATLANTA to DALLAS arriving between 1000 and 1400",
      _arriving("ATLANTA", "DALLAS", ">=,<=", 1000, 1400)),
     ("what 's the cost from BOSTON to DALLAS", _cost("BOSTON", "DALLAS")),
+    ("i need a flight from BOSTON to DENVER that arrives around 5pm",
+     _arriving("BOSTON", "DENVER", ">=,<=", 1630, 1730)),
 ]
 
 _create = create_air(CITIES, [("arrival_time", "integer", lambda i: (i * 97) % 2400),
@@ -124,3 +126,28 @@ def test_a_schema_word_after_a_stored_value_stays_a_word(monkeypatch):
                                           lookup).spans] == ["NEW YORK CITY"]
     monkeypatch.setattr(masking, "SCHEMA_WORD_AFTER_VALUE", False)
     assert mask_question("show BUSINESS class fares", vocab, lookup).text == "show [MASK] fares"
+
+
+def test_a_time_said_with_pm_keeps_the_example_s_range(asker, monkeypatch):
+    """ATIS writes "around 5pm" as ``arrival_time >= 1630 AND arrival_time <= 1730``: "around 10pm" is 2130 to
+    2230 (seed 12: "what are the flights from ORLANDO to CLEVELAND on US that arrive around 10pm")."""
+    question = "i need a flight from ATLANTA to DALLAS that arrives around 10pm"
+    r = asker.ask(question, route="match")
+    assert r.status == "ok", r.think and r.think.reason
+    assert "arrival_time >= 2130" in r.sql and "arrival_time <= 2230" in r.sql, r.sql
+    monkeypatch.setattr(clock_numbers, "CLOCK_TEXT", False)
+    assert asker.ask(question, route="match").status == "refused"
+
+
+def test_a_time_after_another_word_is_refused(asker):
+    """"at 10pm" is one time, "around 5pm" a range: the clock reading needs the same word before the time."""
+    r = asker.ask("i need a flight from ATLANTA to DALLAS that arrives at 10pm", route="match")
+    assert r.status == "refused", r.sql
+
+
+def test_clock_minutes():
+    assert clock_numbers.clock_minutes("5pm") == 17 * 60
+    assert clock_numbers.clock_minutes("1220pm") == 12 * 60 + 20
+    assert clock_numbers.clock_minutes("12am") == 0
+    assert clock_numbers.clock_minutes("1700") is None and clock_numbers.clock_minutes("13pm") is None
+    assert clock_numbers.shifted("10pm", -30) == 2130 and clock_numbers.shifted("630pm", 30) == 1900

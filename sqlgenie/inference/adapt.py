@@ -485,6 +485,9 @@ def renders_for(span: Span, slot: Slot) -> list[Render]:
             elif slot.text.casefold() == text.casefold():
                 return [Render("text", _style_of(slot.text, text))]
         if cls == "text":
+            offset = clock_numbers.clock_offset(text, slot)  # "around 5pm" as arrival_time >= 1630 (atis15)
+            if offset is not None:
+                out.append(Render("clock", prefix=str(offset)))
             return out
     if slot.context not in ("compare", "limit", "interval"):
         return out  # a number in a function argument (round(x, 2)) is not the question's
@@ -563,6 +566,11 @@ def render_literal(render: Render, slot: Slot, new_span: Span) -> exp.Expression
         if isinstance(rendered, dt.date):
             return exp.Literal.string(_format_date_like(slot.text, rendered))
         return exp.Literal.string(_apply_style(str(rendered), render.style))
+    if name == "clock":  # a time said with am / pm, at the example's offset (inference/clock_numbers.py)
+        value = clock_numbers.shifted(new_span.clean, int(render.prefix))
+        if value is None:
+            raise AdaptError(f"{new_span.text!r} is no time said with am or pm")
+        return _number_node(Decimal(value), slot)
     if name == "unit":
         value = parse_date_span(new_span.text)
         if value is None or not value.unit:
@@ -892,6 +900,20 @@ def _directions(masked: str | None, n: int) -> list[str]:
     return out if len(out) == n else [""] * n
 
 
+def _word_before(masked: str | None, n: int, k: int) -> str | None:
+    """The word right before the ``k``-th ``[MASK]`` of ``masked`` (None when the masks do not line up)."""
+    if not masked:
+        return None
+    words = re.findall(r"\[mask\]|[a-z0-9']+", masked.lower())
+    before = [words[i - 1] if i else "" for i, w in enumerate(words) if w == "[mask]"]
+    return before[k] if len(before) == n else None
+
+
+def _same_word_before(ex_masked: str | None, new_masked: str | None, ex_n: int, new_n: int, e: int, n: int) -> bool:
+    before = _word_before(ex_masked, ex_n, e)
+    return before is not None and before == _word_before(new_masked, new_n, n)
+
+
 def _pairings(ex_idx: list[int], new_idx: list[int], score: Callable[[int, int], float],
               limit: int = 6) -> list[tuple[float, list[tuple[int, int]]]]:
     """Candidate pairings of equally many example and new spans, best first."""
@@ -1042,6 +1064,10 @@ def adapt_sql(
                 len({c for c, _ in contexts}) > 1:
             unaccounted.append(f"{es.text!r} appears in several roles in the example's SQL")
             continue
+        if any(b.render.name == "clock" for b in bound) and \
+                not _same_word_before(example_masked, new_masked, len(ex_spans), len(nw_spans), e, n):
+            unaccounted.append(f"{ns.text!r} takes the place of the time {es.text!r} after another word")
+            continue  # "around 5pm" is a range, "at 5pm" one time: the clock reading needs the same word
         for b in bound:
             slot = slots[b.slot]
             others = [o for o in alignment.of_slot(b.slot) if o.span != e]

@@ -70,3 +70,67 @@ def reread(ex_spans: Sequence[Any], new_spans: Sequence[Any], slots: Sequence[An
     if Counter(s.cls for s in ex2) != Counter(s.cls for s in new2):
         return ex, new
     return ex2, new2
+
+
+# --------------------------------------------------------------------------- a time said with am / pm
+
+#: Off: a time said with "am" / "pm" ("around 5pm") binds no number of the SQL, as before.
+CLOCK_TEXT = True
+
+#: The refusal of a time said after another word than the example's ("at 10pm" for "around 5pm"), as
+#: ``eval bank`` counts it (the text is :mod:`sqlgenie.inference.adapt`'s).
+REASON_CODES = {"takes the place of the time": "clock_word"}
+
+#: The furthest a constant of the SQL may lie from the example's said time and still derive from it
+#: (ATIS writes "around 5pm" as ``arrival_time >= 1630 AND arrival_time <= 1730``).
+MAX_OFFSET_MINUTES = 60
+
+_CLOCK_TEXT = re.compile(r"^(\d{1,2})(\d{2})?\s*([ap])\.?m\.?$", re.IGNORECASE)
+
+
+def clock_minutes(text: str) -> int | None:
+    """Minutes after midnight of a time said with am / pm ("5pm" 1020, "1220pm" 740, "630pm" 1110,
+    "12am" 0); None for anything else."""
+    m = _CLOCK_TEXT.match(text.strip())
+    if not m:
+        return None
+    hour, minute = int(m.group(1)), int(m.group(2) or 0)
+    if not 1 <= hour <= 12 or minute >= 60:
+        return None
+    hour = hour % 12 + (12 if m.group(3).lower() == "p" else 0)
+    return hour * 60 + minute
+
+
+def hhmm_minutes(value: Any) -> int | None:
+    """Minutes after midnight of a time of day written as hhmm (1730 → 1050); None when it is none."""
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        return None
+    if n != value or not 0 <= n <= 2400 or n % 100 >= 60:
+        return None
+    return (n // 100) * 60 + n % 100
+
+
+def minutes_hhmm(minutes: int) -> int:
+    return (minutes // 60) * 100 + minutes % 60
+
+
+def clock_offset(span_text: str, slot: Any) -> int | None:
+    """The minutes ``slot``'s constant lies from the time ``span_text`` says, when the slot compares a time
+    of day and lies within :data:`MAX_OFFSET_MINUTES` of it ("5pm" and 1630: -30); else None."""
+    if not (ENABLED and CLOCK_TEXT) or not _clock_slot(slot):
+        return None
+    said, lit = clock_minutes(span_text), hhmm_minutes(slot.number)
+    if said is None or lit is None or abs(lit - said) > MAX_OFFSET_MINUTES:
+        return None
+    return lit - said
+
+
+def shifted(span_text: str, offset: int) -> int | None:
+    """The hhmm constant for the question's time ``span_text`` at ``offset`` minutes (None: no time said
+    with am / pm, or past the day)."""
+    said = clock_minutes(span_text)
+    if said is None or not 0 <= said + offset <= 24 * 60:
+        return None
+    return minutes_hhmm(said + offset)
