@@ -13,6 +13,13 @@ questions' value classes agree. Nothing else changes: the value is then paired, 
 any number. An example whose SQL reads no time of day, or a question whose year-like number would still
 leave the counts apart, keeps the year reading (a question "in 2020" against "more than 1500" is not
 re-read: that example compares no time of day).
+
+A time said with am / pm ("around 5pm", a text value to the masker) may bind the example's time-of-day
+constants at their offset (ATIS writes "around 5pm" as ``arrival_time >= 1630 AND arrival_time <= 1730``;
+"around 10pm" is then 2130 to 2230), only after the same word in both questions ("around" is a range, "at"
+one time; refusal ``reason_code`` "clock_word"). :data:`CLOCK_TEXT` switches it; it is **off** (see there).
+Hooks: :func:`reread` in ``adapt.adapt_sql`` before pairing; :func:`clock_offset` in ``adapt.renders_for``
+and :func:`shifted` in ``adapt.render_literal``.
 """
 
 from __future__ import annotations
