@@ -10,7 +10,10 @@ The example's SQL decides: when the example binds a value to a comparison with a
 number compared with a column whose name says ``time`` or ``hour``, not ``year`` or ``date``), a year-like
 number of either question is read as a number (kind :data:`CLOCK_KIND`), provided this makes the two
 questions' value classes agree. Nothing else changes: the value is then paired, rendered and verified as
-any number. An example whose SQL reads no time of day, or a question whose year-like number would still
+any number. Only one time of day: an example that compares two ("arriving between 1700 and 2000") or a
+question with two year-like numbers is left as it was, because pairing gives a value the question repeats
+its equal first and so crossed "between 1600 and 1700" into ``arrival_time <= 1600 AND arrival_time >= 1700``
+(ATIS seed 0). An example whose SQL reads no time of day, or a question whose year-like number would still
 leave the counts apart, keeps the year reading (a question "in 2020" against "more than 1500" is not
 re-read: that example compares no time of day).
 
@@ -69,11 +72,13 @@ def reread(ex_spans: Sequence[Any], new_spans: Sequence[Any], slots: Sequence[An
         return ex, new
     clock = {i for i in range(len(ex)) if alignment.of_span(i)
              and all(_clock_slot(slots[b.slot]) for b in alignment.of_span(i))}
-    if not clock:
-        return ex, new
+    if len(clock) != 1:
+        return ex, new  # one time of day: with two ("between 1700 and 2000") pairing by equal text may cross them
     ex2 = [replace(s, kind=CLOCK_KIND) if i in clock and s.cls == "date" and year_like(s.text) else s
            for i, s in enumerate(ex)]
     new2 = [replace(s, kind=CLOCK_KIND) if s.cls == "date" and year_like(s.text) else s for s in new]
+    if sum(s.kind == CLOCK_KIND for s in new2) > 1:
+        return ex, new
     if Counter(s.cls for s in ex2) != Counter(s.cls for s in new2):
         return ex, new
     return ex2, new2
