@@ -43,7 +43,7 @@ from sqlgenie.autocorrect.base import parse_sql, to_sql
 from sqlgenie.autocorrect.resolve import Resolver
 from sqlgenie.autocorrect.types import parse_full_date
 from sqlgenie.catalog import Catalog
-from sqlgenie.inference import direction_pairing, stop_forms
+from sqlgenie.inference import clock_numbers, direction_pairing, stop_forms
 
 __all__ = [
     "AdaptedSQL",
@@ -74,6 +74,8 @@ _YEAR_ONLY = re.compile(r"^(1[89]\d\d|2[01]\d\d)$")
 
 
 def span_class(kind: str, text: str = "") -> str:
+    if kind == "clock":  # a year-like number read as a time of day (inference/clock_numbers.py)
+        return "number"
     if kind in NUMBER_KINDS:
         # a bare year is a date whether or not a preposition made the masker say so ("on 1974")
         return "date" if _YEAR_ONLY.match(text.strip()) else "number"
@@ -558,6 +560,9 @@ def renders_for(span: Span, slot: Slot) -> list[Render]:
             elif slot.text.casefold() == text.casefold():
                 return [Render("text", _style_of(slot.text, text))]
         if cls == "text":
+            offset = clock_numbers.clock_offset(text, slot)  # "around 5pm" as arrival_time >= 1630 (atis15)
+            if offset is not None:
+                out.append(Render("clock", prefix=str(offset)))
             return out
     if slot.context not in ("compare", "limit", "interval"):
         return out  # a number in a function argument (round(x, 2)) is not the question's
@@ -636,6 +641,11 @@ def render_literal(render: Render, slot: Slot, new_span: Span) -> exp.Expression
         if isinstance(rendered, dt.date):
             return exp.Literal.string(_format_date_like(slot.text, rendered))
         return exp.Literal.string(_apply_style(str(rendered), render.style))
+    if name == "clock":  # a time said with am / pm, at the example's offset (inference/clock_numbers.py)
+        value = clock_numbers.shifted(new_span.clean, int(render.prefix))
+        if value is None:
+            raise AdaptError(f"{new_span.text!r} is no time said with am or pm")
+        return _number_node(Decimal(value), slot)
     if name == "unit":
         value = parse_date_span(new_span.text)
         if value is None or not value.unit:
@@ -974,6 +984,20 @@ def _directions(masked: str | None, n: int) -> list[str]:
     return out if len(out) == n else [""] * n
 
 
+def _word_before(masked: str | None, n: int, k: int) -> str | None:
+    """The word right before the ``k``-th ``[MASK]`` of ``masked`` (None when the masks do not line up)."""
+    if not masked:
+        return None
+    words = re.findall(r"\[mask\]|[a-z0-9']+", masked.lower())
+    before = [words[i - 1] if i else "" for i, w in enumerate(words) if w == "[mask]"]
+    return before[k] if len(before) == n else None
+
+
+def _same_word_before(ex_masked: str | None, new_masked: str | None, ex_n: int, new_n: int, e: int, n: int) -> bool:
+    before = _word_before(ex_masked, ex_n, e)
+    return before is not None and before == _word_before(new_masked, new_n, n)
+
+
 def _pairings(ex_idx: list[int], new_idx: list[int], score: Callable[[int, int], float],
               limit: int = 6) -> list[tuple[float, list[tuple[int, int]]]]:
     """Candidate pairings of equally many example and new spans, best first."""
@@ -1052,6 +1076,10 @@ def adapt_sql(
     if slots is None:  # never seen: a fresh parse walks as the remembered one
         slots = collect_slots(tree, catalog)
     alignment = align(ex_spans, slots)
+    reread = clock_numbers.reread(ex_spans, nw_spans, slots, alignment)  # "after 2100": a time, not a year
+    if reread != (ex_spans, nw_spans):
+        ex_spans, nw_spans = reread
+        alignment = align(ex_spans, slots)
 
     # 2. pair spans class by class; a value after the same "from" / "to" / "via" pairs first
     ex_dir = _directions(example_masked, len(ex_spans))
@@ -1123,6 +1151,10 @@ def adapt_sql(
                 len({c for c, _ in contexts}) > 1:
             unaccounted.append(f"{es.text!r} appears in several roles in the example's SQL")
             continue
+        if any(b.render.name == "clock" for b in bound) and \
+                not _same_word_before(example_masked, new_masked, len(ex_spans), len(nw_spans), e, n):
+            unaccounted.append(f"{ns.text!r} takes the place of the time {es.text!r} after another word")
+            continue  # "around 5pm" is a range, "at 5pm" one time: the clock reading needs the same word
         for b in bound:
             slot = slots[b.slot]
             others = [o for o in alignment.of_slot(b.slot) if o.span != e]

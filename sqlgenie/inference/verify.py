@@ -967,7 +967,8 @@ def _key_column(column: str | None) -> bool:
 
 
 def implied_constants(example_sql: str, example_spans: Sequence[Any], example_masked: str, new_masked: str,
-                      catalog: Any = None, group: Any = None, word_ties: Any = None) -> list[str]:
+                      catalog: Any = None, group: Any = None, word_ties: Any = None,
+                      free: Callable[[], frozenset[str]] | None = None) -> list[str]:
     """Refuse when the example's SQL compares a column with a number no value of its
     question produced (outside HAVING) (``departure_time BETWEEN 0 AND 1200`` for "morning", ``stops = 0``
     for "nonstop") and the two questions differ in a content word: that constant came
@@ -987,6 +988,10 @@ def implied_constants(example_sql: str, example_spans: Sequence[Any], example_ma
     if group is not None:  # wording other examples of the same query (same constants) share
         diff = group.filter_diff(diff)
     words = [w for w in diff.added + diff.removed if len(w) > 2 and not w.isdigit()]
+    if words and free is not None:  # words the bank shows no query needs carry no constant (atis15)
+        from sqlgenie.inference.free_words import unworded
+
+        words = unworded(words, free)
     if not words:
         return []
     if shared_constants.accounted(unbound, words, example_masked, new_masked, word_ties):
@@ -1052,6 +1057,7 @@ def adapt_verified(
     group: Any = None,
     own_directions: bool = True,
     word_ties: Any = None,
+    free: Callable[[], frozenset[str]] | None = None,
 ) -> AdaptedSQL:
     """Adapt one bank example (:func:`adapt_sql`), then verify that the result answers
     the question (roles, licensed filters) and correct what is exact (a filter the
@@ -1086,7 +1092,8 @@ def adapt_verified(
     if not reasons:
         reasons += projection_mismatch(tree, ex_roles, new_roles, catalog)
     if not reasons and not exact:
-        reasons += implied_constants(sql, spans, ex_masked, new_masked, catalog, group=group, word_ties=word_ties)
+        reasons += implied_constants(sql, spans, ex_masked, new_masked, catalog, group=group, word_ties=word_ties,
+                                     free=free)
     if not reasons and not exact:
         reasons += direction_swaps(ex_masked, spans, new_masked, new_spans, adapted.pairs)
     if not reasons and not exact:
