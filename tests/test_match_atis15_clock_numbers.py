@@ -36,6 +36,10 @@ BANK = [
     ("what 's the cost from BOSTON to DALLAS", _cost("BOSTON", "DALLAS")),
     ("i need a flight from BOSTON to DENVER that arrives around 5pm",
      _arriving("BOSTON", "DENVER", ">=,<=", 1630, 1730)),
+    # a bank gold that reads "2100 o'clock" as two times of day (ATIS writes such pairs)
+    ("do you have a 2100 o'clock flight from DENVER to PITTSBURGH",
+     f"SELECT DISTINCT f.flight_id {AIR_ROUTE} AND a.city_name = 'DENVER' AND b.city_name = 'PITTSBURGH' "
+     "AND (f.arrival_time = 2100 OR f.arrival_time = 900)"),
 ]
 
 _create = create_air(CITIES, [("arrival_time", "integer", lambda i: (i * 97) % 2400),
@@ -183,3 +187,15 @@ def test_free_words_are_no_wording_of_an_implied_constant(monkeypatch):
     assert implied_constants(sql, spans, ex, "i want cheap nonstop flights from [MASK]", free=free)
     monkeypatch.setattr(free_words, "IMPLIED_CONSTANTS", False)
     assert implied_constants(sql, spans, ex, new, free=free)
+
+
+def test_an_example_whose_time_is_two_constants_is_not_re_read(asker, monkeypatch):
+    """The example's SQL compares the time with 2100 and with 900, its question says one time: the question's
+    "400" would replace 2100 and leave 900, so the year-like reading is kept and the example refused."""
+    question = "do you have a 400 o'clock flight from ATLANTA to DALLAS"
+    r = asker.ask(question, route="match")
+    assert r.status != "ok" or "= 900" not in r.sql, r.sql
+    monkeypatch.setattr(clock_numbers, "UNSAID_TIMES", False)
+    r = asker.ask(question, route="match")
+    assert r.status == "ok" and "arrival_time = 400" in r.sql and "arrival_time = 900" in r.sql, \
+        r.think and r.think.reason
