@@ -102,37 +102,3 @@ def test_normalize_sql_of_a_text_is_that_of_its_tree() -> None:
 
     sql = "select A.x from T as a where a.Y = 'Q' order by 1"
     assert normalize_sql(sql) == normalize_sql(parse_sql(sql)) == normalize_sql(sql)
-
-
-# the patterns the match rules search the bank's questions with (sides, precision, other_query, head_reading,
-# example_parts, value_reading, read_apart, word_constants)
-_PATTERNS = [
-    ("masked_question ~* %s", r"\mpublished\M"), ("masked_question ~* %s", r"\mat\s+((the|a|an)\s+)?\[MASK\]"),
-    ("masked_question ~* %s", r"\[MASK\]\s+papers\M"), ("masked_question ~* %s", r"\m(what|which)\M.*\mauthor"),
-    ("masked_question ~* %s", r"^\s*(who|whom|whose)\M"), ("masked_question ~ %s", r"\mwho\M"),
-    ("masked_question ~* %s", r"\mWHO\M"), ("question ~* %s", r"\mdan\s+klein\M"), ("question ~ %s", r"\mdan\M"),
-    ("masked_question ~* %s", r"\mpaper"), ("masked_question ~* %s", r"\mpub\M"),
-]
-
-
-def test_question_searches_answer_from_memory_as_the_store_does(asker, monkeypatch):
-    """Within an ask, the bank look-ups by a regular expression over the questions are answered from the
-    scope's rows in memory, row for row what the store's ``~`` / ``~*`` answers, in one read of the scope."""
-    from sqlgenie.inference import verify
-
-    allowed = getattr(asker.retriever, "allowed", None)
-    store = asker.retriever.store
-    columns = "id, masked_question, mask_spans, sql"
-    monkeypatch.setattr(verify, "MEMORY_SEARCH", False)
-    with verify.one_bank_stamp():
-        from_store = [verify.verified_rows(store, allowed, columns, c, [p], 40) for c, p in _PATTERNS]
-    assert any(from_store) and not all(from_store)  # the patterns find some rows and miss others
-    monkeypatch.setattr(verify, "MEMORY_SEARCH", True)
-    calls = []
-    real = store.execute
-    monkeypatch.setattr(store, "execute", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
-    with verify.one_bank_stamp():
-        in_memory = [verify.verified_rows(store, allowed, columns, c, [p], 40) for c, p in _PATTERNS]
-    assert [[tuple(r) for r in rows] for rows in in_memory] == [[tuple(r) for r in rows] for rows in from_store]
-    assert len(calls) <= 2, calls  # the stamp and one read of the scope, not one query per pattern
-    assert verify._python_regex(r"\mcaf\u00e9\M", True) is None  # not plain ASCII: the store answers

@@ -50,7 +50,6 @@ import contextvars
 import functools
 import itertools
 import re
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
@@ -671,10 +670,6 @@ def verified_rows(store: Any, allowed: Any, columns: str, condition: str, params
     ``allowed``; None: all) meeting ``condition`` (an SQL fragment of this module's callers with
     ``%s`` placeholders for ``params``), by id unless ``by_id`` is false. ``[]`` when the store
     cannot answer: these lookups learn from the bank, and without them a rule licenses nothing."""
-    if by_id and len(params) == 1:
-        found = _rows_in_memory(store, allowed, columns, condition, params[0], limit)
-        if found is not None:
-            return found
     query = f"SELECT {columns} FROM sqlgenie.bank_examples WHERE status = 'verified' AND {condition}"
     args = list(params)
     if allowed is not None:
@@ -685,84 +680,6 @@ def verified_rows(store: Any, allowed: Any, columns: str, condition: str, params
         return store.execute(query, args).fetchall()
     except Exception:
         return []
-
-
-#: Off: every :func:`verified_rows` look-up asks the store (A/B measurements).
-MEMORY_SEARCH = True
-#: The columns :func:`verified_rows` can answer from memory, and the largest scope held there.
-_MEMORY_COLUMNS = ("id", "question", "masked_question", "mask_spans", "sql", "tables")
-_MEMORY_SCOPE_ROWS = 20_000
-#: ``<column> ~ %s`` / ``<column> ~* %s``: a regular expression over one text column.
-_REGEX_CONDITION = re.compile(r"^(question|masked_question) (~\*?) %s$")
-#: Scopes read into memory, per store connection (gone with it), then by bank stamp (scope, count, max id).
-_SCOPE_ROWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _python_regex(pattern: str, case_insensitive: bool) -> re.Pattern[str] | None:
-    """PostgreSQL's regular expression ``pattern`` (the subset this module's callers write: ``\\m`` /
-    ``\\M`` word bounds, ``\\s``, ``^``, ``.*``, groups, alternation, escaped words) as Python's;
-    None for anything else, or text that is not plain ASCII (word characters and case folding agree
-    with PostgreSQL's only there)."""
-    if not pattern.isascii() or re.search(r"\\[^mMs\[\]().*+?|^$\\' -]", pattern):
-        return None
-    translated = pattern.replace("\\m", r"\b(?=\w)").replace("\\M", r"\b(?<=\w)")
-    try:
-        return re.compile(translated, re.ASCII | re.DOTALL | (re.IGNORECASE if case_insensitive else 0))
-    except re.error:
-        return None
-
-
-def _scope_rows(store: Any, allowed: Any) -> list[tuple] | None:
-    """The verified examples of the scope (:data:`_MEMORY_COLUMNS`, by id), read once per bank stamp;
-    None outside an ask (no stamp to key them by), for a scope too large, or text not plain ASCII."""
-    memo = _ASK_STAMPS.get()
-    if memo is None:
-        return None
-    key = (id(store), tuple(sorted(allowed)) if allowed is not None else None)
-    if key not in memo:
-        memo[key] = _read_bank_stamp(store, allowed)
-    stamp = memo[key]
-    if stamp is None:
-        return None
-    try:
-        scopes = _SCOPE_ROWS.setdefault(store, {})
-    except TypeError:  # a store that cannot be referenced weakly: ask it every time
-        return None
-    if stamp not in scopes:
-        rows = verified_rows(store, allowed, ", ".join(_MEMORY_COLUMNS), "TRUE", [], _MEMORY_SCOPE_ROWS + 1,
-                             by_id=True)
-        plain = len(rows) <= _MEMORY_SCOPE_ROWS and all(
-            (r[1] or "").isascii() and (r[2] or "").isascii() for r in rows)
-        if len(scopes) >= 8:  # a few banks per store: older stamps are stale
-            scopes.clear()
-        scopes[stamp] = rows if plain and rows else None
-    return scopes[stamp]
-
-
-def _rows_in_memory(store: Any, allowed: Any, columns: str, condition: str, pattern: Any, limit: int
-                    ) -> list[tuple] | None:
-    """:func:`verified_rows` for a regular expression over a question column, answered from the
-    scope's rows in memory (the store's answer, row for row), or None when only the store can say."""
-    match = _REGEX_CONDITION.match(condition)
-    wanted = [c.strip() for c in columns.split(",")]
-    if not MEMORY_SEARCH or match is None or not isinstance(pattern, str) or \
-            any(c not in _MEMORY_COLUMNS for c in wanted):
-        return None
-    regex = _python_regex(pattern, match.group(2) == "~*")
-    if regex is None:
-        return None
-    rows = _scope_rows(store, allowed)
-    if rows is None:
-        return None
-    searched = _MEMORY_COLUMNS.index(match.group(1))
-    places = [_MEMORY_COLUMNS.index(c) for c in wanted]
-    out: list[tuple] = []
-    for row in rows:
-        if regex.search(row[searched] or ""):
-            out.append(tuple(row[k] for k in places))
-            if len(out) >= limit:
-                break
-    return out
 
 
 #: Stamps read during the current ask (:func:`one_bank_stamp`), keyed by store and scope;
