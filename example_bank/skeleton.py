@@ -142,6 +142,15 @@ def normalize_sql(sql: str | exp.Expression, dialect: str = "postgres") -> str:
     return _render(_normalized_tree(sql))
 
 
+def normalized_or_text(sql: str | None) -> str:
+    """:func:`normalize_sql` of ``sql``, or the text itself when sqlglot cannot read it (comparing
+    two answers: an unreadable one equals only itself)."""
+    try:
+        return normalize_sql(sql or "")
+    except Exception:
+        return sql or ""
+
+
 @functools.lru_cache(maxsize=4096)
 def _normalized_text(sql: str, dialect: str) -> str:
     return _render(_normalized_tree(parse_sql(sql, dialect)))

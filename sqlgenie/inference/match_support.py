@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
+from example_bank.skeleton import normalized_or_text as _norm
+
 __all__ = ["DUMP", "features", "dump_enabled", "mark_path"]
 
 #: On: every match-route answer carries its evidence features (measurements only).
@@ -36,15 +38,6 @@ def mark_path(answer: tuple[Any, Any, list[str]], path: str) -> tuple[Any, Any, 
         inner = adapted.evidence.get("path", "top")
         adapted.evidence["path"] = path if inner == "top" else f"{path}/{inner}"
     return answer
-
-
-def _norm(sql: str | None) -> str:
-    from example_bank.skeleton import normalize_sql
-
-    try:
-        return normalize_sql(sql or "")
-    except Exception:
-        return sql or ""
 
 
 def _group_key(groups: Any, example: Any) -> tuple | None:

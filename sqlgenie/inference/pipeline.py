@@ -747,16 +747,10 @@ class Asker:
         close = [(c, a.sql) for c, a in outcomes[1:] if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
         close += [(c, sql) for c, sql in vetoed if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
         if close:
-            from example_bank.skeleton import normalize_sql
+            from example_bank.skeleton import normalized_or_text as norm
 
-            def norm(sql: str) -> str:
-                try:
-                    return normalize_sql(sql)
-                except Exception:
-                    return sql
-
-            mine = norm(best.sql or "")
-            disagree = [c for c, sql in close if norm(sql or "") != mine
+            mine = norm(best.sql)
+            disagree = [c for c, sql in close if norm(sql) != mine
                         and not tie_spelling.same_query(best.sql, sql)]  # 'li dong' / 'Li Dong'
             if disagree:
                 settled = tie_words.resolve(self, outcomes, close, new_masked.text,
