@@ -414,17 +414,15 @@ def example_constants(example_sql: str, example_spans: Sequence[Any], catalog: A
     """(bound: (span text, alias, column) of each text value of the example's question;
     free: (column, text, alias, in a list of alternatives) of each string constant no value
     produced), cached per example (bank SQL repeats)."""
-    from sqlgenie.autocorrect.base import parse_sql
-    from sqlgenie.inference.adapt import Span, _column_operand, _context, align, collect_slots, norm_text
+    from sqlgenie.inference.adapt import Span, _column_operand, _context, align, example_slots, norm_text
     from sqlgenie.inference.sides import _spans_key
 
     key = (id(catalog), example_sql, _spans_key(example_spans))
     if key in _COMPANION_CACHE:
         return _COMPANION_CACHE[key]
     try:
-        tree = parse_sql(example_sql)
         spans = [Span.of(s) for s in example_spans]
-        slots = collect_slots(tree, catalog)
+        slots = example_slots(example_sql, catalog)[1]  # read once per text and catalog (read only)
         alignment = align(spans, slots)
     except Exception:
         return [], []

@@ -38,7 +38,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference.adapt import (
     _CUE_OF,
     _SOFT_CUES,
@@ -47,7 +46,7 @@ from sqlgenie.inference.adapt import (
     Span,
     _tokens,
     align,
-    collect_slots,
+    example_slots,
 )
 
 __all__ = ["ENABLED", "Group", "GroupLicense", "Groups", "groups_of", "content_words", "cue_classes"]
@@ -166,10 +165,9 @@ def _constants_key(sql: str, spans: Sequence[Any], catalog: Any) -> tuple[tuple,
     wednesday" masked as a date that the SQL does not use: its words are wording, not a
     value); None when the SQL does not parse."""
     try:
-        tree = parse_sql(sql)
+        slots = example_slots(sql, catalog)[1]  # read once per text and catalog (read only)
     except Exception:
         return None
-    slots = collect_slots(tree, catalog)
     spans = [Span.of(s) for s in spans]
     alignment = align(spans, slots)
     bound = {b.slot for b in alignment.bindings}

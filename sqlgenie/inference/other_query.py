@@ -416,12 +416,10 @@ def _span_columns(sql: str, spans: Sequence[Any], catalog: Any) -> list[frozense
     key = (id(catalog), sql, tuple((Span.of(s).start, Span.of(s).end, Span.of(s).text) for s in spans))
     if key in _COLUMNS_CACHE:
         return _COLUMNS_CACHE[key]
-    from sqlgenie.autocorrect.base import parse_sql
-    from sqlgenie.inference.adapt import align, collect_slots
+    from sqlgenie.inference.adapt import align, example_slots
 
     try:
-        tree = parse_sql(sql)
-        slots = collect_slots(tree, catalog)
+        slots = example_slots(sql, catalog)[1]  # read once per text and catalog (read only)
         spans_ = [Span.of(s) for s in spans]
         alignment = align(spans_, slots)
         out: list[frozenset[str]] | None = [
