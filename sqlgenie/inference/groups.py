@@ -43,10 +43,8 @@ from sqlgenie.inference.adapt import (
     _SOFT_CUES,
     _STOP,
     DIRECTION_BEFORE_VALUE,
-    Span,
     _tokens,
-    align,
-    example_slots,
+    example_alignment,
 )
 
 __all__ = ["ENABLED", "Group", "GroupLicense", "Groups", "groups_of", "content_words", "cue_classes"]
@@ -165,11 +163,10 @@ def _constants_key(sql: str, spans: Sequence[Any], catalog: Any) -> tuple[tuple,
     wednesday" masked as a date that the SQL does not use: its words are wording, not a
     value); None when the SQL does not parse."""
     try:
-        slots = example_slots(sql, catalog)[1]  # read once per text and catalog (read only)
+        slots, alignment = example_alignment(sql, spans, catalog)  # read once per text and catalog (read only)
     except Exception:
         return None
-    spans = [Span.of(s) for s in spans]
-    alignment = align(spans, slots)
+    spans = alignment.spans
     bound = {b.slot for b in alignment.bindings}
     key = tuple(sorted(f"{s.context}:{s.column or ''}:{s.text.lower()}" for s in slots if s.index not in bound))
     free = {w for i, s in enumerate(spans) if not alignment.of_span(i)

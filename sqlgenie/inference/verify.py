@@ -65,7 +65,7 @@ from sqlgenie.inference.adapt import (
     adapt_sql,
     align,
     collect_slots,
-    example_slots,
+    example_alignment,
     norm_text,
     question_diff,
 )
@@ -974,10 +974,9 @@ def implied_constants(example_sql: str, example_spans: Sequence[Any], example_ma
     for "nonstop") and the two questions differ in a content word: that constant came
     from the example's wording, which the question does not share."""
     try:
-        _tree, slots = example_slots(example_sql, catalog)  # read only (remembered per text)
+        slots, alignment = example_alignment(example_sql, example_spans, catalog)  # read only (remembered)
     except Exception:
         return []
-    alignment = align([Span.of(s) for s in example_spans], slots)
     bound = {b.slot for b in alignment.bindings}
     unbound = [s for s in slots if s.context == "compare" and not s.is_string and s.index not in bound
                and s.node.find_ancestor(exp.Having) is None  # numbers of WHERE / ON, not count bounds
