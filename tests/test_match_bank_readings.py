@@ -8,6 +8,7 @@ construction. Real PostgreSQL, real embedder."""
 from __future__ import annotations
 
 import pytest
+import sqlglot
 
 from tests.bank_fixture import LIB_AUTHORS_AT, bank_asker, create_lib
 
@@ -55,6 +56,7 @@ def test_the_alignments_of_a_reading_are_bounded(asker, monkeypatch) -> None:
 
 def test_a_reading_keeps_the_remembered_parse_and_copies_stay_its_own(asker) -> None:
     from sqlgenie.autocorrect.base import parse_sql, parsed_read_only
+    from sqlgenie.inference import adapt
     from sqlgenie.inference.adapt import example_sql_reading
 
     sql = PAPERS_BY.format("Percy Liang")
@@ -64,6 +66,13 @@ def test_a_reading_keeps_the_remembered_parse_and_copies_stay_its_own(asker) -> 
     assert copy is not reading.tree
     copy.set("distinct", None)  # a caller rewrites its copy
     assert "DISTINCT" in reading.tree.sql() and "Percy Liang" in parse_sql(sql).sql()
+    spans = asker.retriever.mask("papers by Percy Liang").spans
+    adapt.example_alignment(sql, spans, asker.catalog)  # every reading of it: resolver, slots, vocabulary
+    reading.vocabulary()
+    adapt.unbound_slots(sql, spans, asker.catalog)
+    fresh = sqlglot.parse_one(sql, read="postgres")
+    assert parsed_read_only(sql) == fresh  # the shared parse is left as parsed
+    assert all(not (n._meta or {}).keys() - {"line", "col", "start", "end"} for n in parsed_read_only(sql).walk())
 
 
 def test_the_exact_matches_are_looked_up_once_per_ask(asker, monkeypatch) -> None:
