@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 import psycopg
@@ -232,14 +232,18 @@ class Retriever:
             masks[question] = got
         return got
 
-    def retrieve(self, question: str, k: int = 5, threshold: float | None = None) -> RetrievalResult:
+    def retrieve(self, question: str, k: int = 5, threshold: float | None = None, *,
+                 exact: Sequence[Any] | None = None) -> RetrievalResult:
         """Top ``k`` examples: exact masked matches (score 1.0) first, then nearest
         neighbours with cosine similarity >= ``threshold`` (default T): the
-        ``candidates * k`` nearest by HNSW, ordered by :func:`rank_score`."""
+        ``candidates * k`` nearest by HNSW, ordered by :func:`rank_score`. ``exact``: the
+        exact matches of this question and ``k`` when the caller has just looked them up
+        (one round trip less)."""
         started = time.perf_counter()
         limit = self.threshold if threshold is None else threshold
         masked = self.mask(question)
-        exact = self.bank.exact_matches(masked.key, allowed_tables=self.allowed, statuses=self.statuses, limit=k)
+        if exact is None:
+            exact = self.bank.exact_matches(masked.key, allowed_tables=self.allowed, statuses=self.statuses, limit=k)
         matches = [ScoredExample(e, 1.0, exact=True) for e in exact]
         if len(matches) < k:
             vector = self.encode([embedding_text(masked)])[0]

@@ -68,6 +68,8 @@ def _figures(summary: dict, records: list[dict]) -> dict:
     out["coverage"] = round(out["coverage"] or 0.0, 4)
     p50 = _median(hits)
     out["bank_hit_p50_ms"] = None if p50 is None else round(p50, 2)
+    cpu = _median([r["cpu_ms"] for r in records if r.get("answered") and r.get("route") == "match" and "cpu_ms" in r])
+    out["bank_hit_cpu_p50_ms"] = None if cpu is None else round(cpu, 2)  # process CPU: reads through the load
     return out
 
 

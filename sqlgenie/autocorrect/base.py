@@ -40,6 +40,12 @@ def parse_sql(sql: str) -> exp.Expression:
     return _parsed(sql).copy()
 
 
+def parsed_read_only(sql: str) -> exp.Expression:
+    """The remembered parse of ``sql`` itself, not a copy: for callers that only read the tree
+    (never change it, never keep a node to change later); raises as :func:`parse_sql` does."""
+    return _parsed(sql)
+
+
 @functools.lru_cache(maxsize=4096)
 def _parsed(sql: str) -> exp.Expression:
     """The parse of ``sql``; never handed out (only its copies), so never changed. Without the

@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence
 
 from sqlglot import exp
 
-from sqlgenie.autocorrect.base import parse_sql, to_sql
+from sqlgenie.autocorrect.base import parse_sql, parsed_read_only, to_sql
 from sqlgenie.autocorrect.resolve import Resolver
 from sqlgenie.autocorrect.types import parse_full_date
 from sqlgenie.catalog import Catalog
@@ -439,15 +439,25 @@ class _ExampleSQL:
     """One SQL text read once (:func:`example_sql_reading`): its own parse, its slots on that parse, where
     each slot's node lies in the parse's walk, and its :func:`sql_vocabulary` (made on first use)."""
 
-    __slots__ = ("catalog", "tree", "slots", "places", "_vocabulary")
+    __slots__ = ("catalog", "tree", "slots", "places", "_vocabulary", "_alignments")
 
     def __init__(self, sql: str, catalog: Catalog | None) -> None:
         self.catalog = catalog  # held: the memo's key is its identity
-        self.tree = parse_sql(sql)  # a copy of its own, never handed out to be changed
+        self.tree = parsed_read_only(sql)  # the remembered parse itself (no copy): only read, never changed
         self.slots = collect_slots(self.tree, catalog)
         place = {id(node): k for k, node in enumerate(self.tree.walk())}
         self.places = [place[id(slot.node)] for slot in self.slots]
         self._vocabulary: tuple[frozenset[str], frozenset[str]] | None = None
+        self._alignments: dict[tuple[Span, ...], Alignment] = {}
+
+    def alignment(self, spans: tuple[Span, ...]) -> Alignment:
+        """:func:`align` of ``spans`` with this reading's slots, remembered per spans (read only)."""
+        got = self._alignments.get(spans)
+        if got is None:
+            if len(self._alignments) >= ALIGNMENTS_PER_READING:
+                self._alignments.clear()
+            got = self._alignments[spans] = align(spans, self.slots)
+        return got
 
     def vocabulary(self) -> tuple[frozenset[str], frozenset[str]]:
         if self._vocabulary is None:
@@ -486,6 +496,17 @@ def example_sql_reading(sql: str, catalog: Catalog | None = None) -> _ExampleSQL
     while len(_example_sql_readings) > EXAMPLE_SQL_MEMO:
         _example_sql_readings.popitem(last=False)
     return got
+
+
+#: Alignments remembered per reading (the spans of one example's question: one or a few maskings).
+ALIGNMENTS_PER_READING = 16
+
+
+def example_alignment(sql: str, spans: Sequence[Any], catalog: Catalog | None = None) -> tuple[list[Slot], Alignment]:
+    """``(slots, align(spans, slots))`` of the example SQL ``sql`` whose question has ``spans``, remembered
+    (:func:`example_sql_reading`): **read only**, shared by every caller; raises as :func:`parse_sql` does."""
+    got = example_sql_reading(sql, catalog)
+    return got.slots, got.alignment(tuple(Span.of(s) for s in spans))
 
 
 def example_slots(sql: str, catalog: Catalog | None = None) -> tuple[exp.Expression, list[Slot]]:
@@ -766,8 +787,12 @@ def unbound_slots(sql: str | exp.Expression, spans: Sequence[Any], catalog: Cata
     (:func:`align`): the constants the SQL carries on its own. None when it does not parse. Read
     only when ``sql`` is a text: its slots are remembered (:func:`example_slots`)."""
     try:
-        slots = example_slots(sql, catalog)[1] if isinstance(sql, str) else collect_slots(sql, catalog)
-        bound = {b.slot for b in align([Span.of(x) for x in spans], slots).bindings}
+        if isinstance(sql, str):
+            slots, alignment = example_alignment(sql, spans, catalog)
+        else:
+            slots = collect_slots(sql, catalog)
+            alignment = align([Span.of(x) for x in spans], slots)
+        bound = {b.slot for b in alignment.bindings}
     except Exception:
         return None
     return [s for s in slots if s.index not in bound]

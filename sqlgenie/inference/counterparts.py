@@ -414,18 +414,15 @@ def example_constants(example_sql: str, example_spans: Sequence[Any], catalog: A
     """(bound: (span text, alias, column) of each text value of the example's question;
     free: (column, text, alias, in a list of alternatives) of each string constant no value
     produced), cached per example (bank SQL repeats)."""
-    from sqlgenie.autocorrect.base import parse_sql
-    from sqlgenie.inference.adapt import Span, _column_operand, _context, align, collect_slots, norm_text
+    from sqlgenie.inference.adapt import _column_operand, _context, example_alignment, norm_text
     from sqlgenie.inference.sides import _spans_key
 
     key = (id(catalog), example_sql, _spans_key(example_spans))
     if key in _COMPANION_CACHE:
         return _COMPANION_CACHE[key]
     try:
-        tree = parse_sql(example_sql)
-        spans = [Span.of(s) for s in example_spans]
-        slots = collect_slots(tree, catalog)
-        alignment = align(spans, slots)
+        slots, alignment = example_alignment(example_sql, example_spans, catalog)  # read once (read only)
+        spans = alignment.spans
     except Exception:
         return [], []
 

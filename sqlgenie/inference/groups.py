@@ -38,16 +38,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference.adapt import (
     _CUE_OF,
     _SOFT_CUES,
     _STOP,
     DIRECTION_BEFORE_VALUE,
-    Span,
     _tokens,
-    align,
-    collect_slots,
+    example_alignment,
 )
 
 __all__ = ["ENABLED", "Group", "GroupLicense", "Groups", "groups_of", "content_words", "cue_classes"]
@@ -166,12 +163,10 @@ def _constants_key(sql: str, spans: Sequence[Any], catalog: Any) -> tuple[tuple,
     wednesday" masked as a date that the SQL does not use: its words are wording, not a
     value); None when the SQL does not parse."""
     try:
-        tree = parse_sql(sql)
+        slots, alignment = example_alignment(sql, spans, catalog)  # read once per text and catalog (read only)
     except Exception:
         return None
-    slots = collect_slots(tree, catalog)
-    spans = [Span.of(s) for s in spans]
-    alignment = align(spans, slots)
+    spans = alignment.spans
     bound = {b.slot for b in alignment.bindings}
     key = tuple(sorted(f"{s.context}:{s.column or ''}:{s.text.lower()}" for s in slots if s.index not in bound))
     free = {w for i, s in enumerate(spans) if not alignment.of_span(i)

@@ -416,14 +416,11 @@ def _span_columns(sql: str, spans: Sequence[Any], catalog: Any) -> list[frozense
     key = (id(catalog), sql, tuple((Span.of(s).start, Span.of(s).end, Span.of(s).text) for s in spans))
     if key in _COLUMNS_CACHE:
         return _COLUMNS_CACHE[key]
-    from sqlgenie.autocorrect.base import parse_sql
-    from sqlgenie.inference.adapt import align, collect_slots
+    from sqlgenie.inference.adapt import example_alignment
 
     try:
-        tree = parse_sql(sql)
-        slots = collect_slots(tree, catalog)
-        spans_ = [Span.of(s) for s in spans]
-        alignment = align(spans_, slots)
+        slots, alignment = example_alignment(sql, spans, catalog)  # read once per text and catalog (read only)
+        spans_ = alignment.spans
         out: list[frozenset[str]] | None = [
             frozenset(".".join(slots[b.slot].column.lower().split(".")[-2:])
                       for b in alignment.of_span(i) if slots[b.slot].column)

@@ -606,6 +606,7 @@ class Asker:
             if exact:
                 return RetrievalResult(question, masked, 0.0, [ScoredExample(e, 1.0, exact=True) for e in exact],
                                        (time.perf_counter() - started) * 1000.0)
+            return r.retrieve(question, k=RETRIEVE_K, threshold=0.0, exact=exact)  # none: not looked up twice
         return r.retrieve(question, k=RETRIEVE_K, threshold=0.0)
 
     # --- match route: deterministic --------------------------------------------------------

@@ -310,13 +310,13 @@ class ModifierWords:
 
 def sql_features(sql: str | exp.Expression, spans: Sequence[Any], catalog: Any = None) -> frozenset[str]:
     """The columns of :func:`implied_numbers`, plus :data:`_ORDER` when the SQL ranks."""
-    from sqlgenie.autocorrect.base import parse_sql
+    from sqlgenie.inference.adapt import example_sql_reading
 
-    try:
-        tree = parse_sql(sql) if isinstance(sql, str) else sql
+    try:  # a text is read once per text and catalog (read only; its slots too, in implied_numbers)
+        tree = example_sql_reading(sql, catalog).tree if isinstance(sql, str) else sql
     except Exception:
         return frozenset()
-    out = set(implied_numbers(tree, spans, catalog))
+    out = set(implied_numbers(sql, spans, catalog))
     if tree.find(exp.Order) is not None or any(
             isinstance(sub.this, exp.Select) and any(e.find(exp.Max, exp.Min) is not None for e in sub.this.expressions)
             for sub in tree.find_all(exp.Subquery)):

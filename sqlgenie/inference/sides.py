@@ -45,7 +45,7 @@ from typing import Any, Sequence
 
 from sqlglot import exp
 
-from sqlgenie.inference.adapt import Span, _singular, align, collect_slots, norm_text, unbound_slots
+from sqlgenie.inference.adapt import Span, _singular, norm_text, unbound_slots
 from sqlgenie.inference.refusals import code_of
 
 __all__ = [
@@ -185,13 +185,11 @@ def _example_sides(sql: str, spans_key: tuple, catalog: Any) -> tuple[frozenset[
     key = (id(catalog), sql, spans_key)
     if key in _SIDES_CACHE:
         return _SIDES_CACHE[key]
-    from sqlgenie.autocorrect.base import parse_sql
+    from sqlgenie.inference.adapt import example_alignment
 
     try:
-        tree = parse_sql(sql)
-        slots = collect_slots(tree, catalog)
         spans = [Span(*s) for s in spans_key]
-        alignment = align(spans, slots)
+        slots, alignment = example_alignment(sql, spans, catalog)  # read once per text and catalog (read only)
     except Exception:
         out = None
     else:

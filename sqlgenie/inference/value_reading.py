@@ -67,7 +67,7 @@ class ValueReadings:
         key = _fold(value)
         if key in self.cache:
             return self.cache[key]
-        from sqlgenie.autocorrect.base import parse_sql
+        from sqlgenie.autocorrect.base import parsed_read_only
         from sqlgenie.inference.verify import verified_rows
 
         pattern = r"\m" + r"\s+".join(re.escape(w) for w in key.split()) + r"\M"
@@ -78,7 +78,7 @@ class ValueReadings:
             if not _has(question, key):
                 continue
             try:
-                consts = {_fold(c) for c in _string_constants(parse_sql(sql))}
+                consts = {_fold(c) for c in _string_constants(parsed_read_only(sql))}
             except Exception:
                 continue
             uses += 1

@@ -45,6 +45,7 @@ top-k candidates with it. Every refusal reason is a sentence a user can read.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import contextvars
 import functools
@@ -65,7 +66,7 @@ from sqlgenie.inference.adapt import (
     adapt_sql,
     align,
     collect_slots,
-    example_slots,
+    example_alignment,
     norm_text,
     question_diff,
 )
@@ -573,7 +574,9 @@ class BankValues:
     def __init__(self, store: Any, allowed: Any, stamp: Any = None) -> None:
         self.store, self.allowed, self.stamp = store, allowed, stamp
         self.cache: dict[str, set[str]] = {}
-        self._memory: list[tuple[str, str]] | None = None  # (sql, its lowercase text)
+        self._memory: list[str] | None = None  # the scope's verified SQL
+        self._text = ""  # their lowercase texts joined by NUL (no word group holds one)
+        self._starts: list[int] = []  # where each SQL's lowercase text starts in _text
         self._memory_read = False
 
     def __call__(self, text: str) -> set[str]:
@@ -605,11 +608,23 @@ class BankValues:
             self._memory_read = True
             rows = verified_rows(self.store, self.allowed, "sql", "TRUE", [], self.MEMORY_ROWS + 1, by_id=False)
             if len(rows) <= self.MEMORY_ROWS and all(sql.isascii() for (sql,) in rows):
-                self._memory = [(sql, sql.lower()) for (sql,) in rows]
+                self._memory = [sql for (sql,) in rows]
+                pos = 0
+                for sql in self._memory:
+                    self._starts.append(pos)
+                    pos += len(sql) + 1
+                self._text = "\0".join(sql.lower() for sql in self._memory)
         if self._memory is None:
             return None
-        folded = [t.lower() for t in texts]
-        hits = [sql for sql, low in self._memory if any(t in low for t in folded)]
+        found: set[int] = set()
+        for t in dict.fromkeys(t.lower() for t in texts):  # every occurrence, mapped to its SQL
+            at = self._text.find(t) if t else -1
+            while at >= 0:
+                k = bisect.bisect_right(self._starts, at) - 1
+                found.add(k)
+                nxt = self._starts[k + 1] if k + 1 < len(self._starts) else len(self._text)
+                at = self._text.find(t, nxt)  # the next SQL's text: one hit per SQL is enough
+        hits = [self._memory[k] for k in sorted(found)]
         return hits if len(hits) <= self.VALUE_ROWS else None
 
 
@@ -974,10 +989,9 @@ def implied_constants(example_sql: str, example_spans: Sequence[Any], example_ma
     for "nonstop") and the two questions differ in a content word: that constant came
     from the example's wording, which the question does not share."""
     try:
-        _tree, slots = example_slots(example_sql, catalog)  # read only (remembered per text)
+        slots, alignment = example_alignment(example_sql, example_spans, catalog)  # read only (remembered)
     except Exception:
         return []
-    alignment = align([Span.of(s) for s in example_spans], slots)
     bound = {b.slot for b in alignment.bindings}
     unbound = [s for s in slots if s.context == "compare" and not s.is_string and s.index not in bound
                and s.node.find_ancestor(exp.Having) is None  # numbers of WHERE / ON, not count bounds
