@@ -1,0 +1,239 @@
+"""Words of the asked question the adapted query does not meet (issue 13, helper prec16).
+
+Found by listing every wrong answer of the scholar and ADVISING design runs (seeds 12, 13, 14 / 12, 13, 0)
+and keeping the kinds that recur across seeds: a novel question whose nearest example is worded close
+while one word of the question asks for another thing, which the example's query does not do. Each rule
+reads the two questions (masked and as written), the adapted SQL's AST, the example's skeleton group and
+the verified bank in scope, and refuses with a sentence and a ``reason_code``:
+
+* :func:`counted_noun` (``COUNTED_NOUN``) - both questions count ("how many", "number of") but not the same
+  thing: the noun counted in the question ("How many *years* has X been available ?") is neither the
+  example's ("How many *times* has Y been offered ?") nor what any paraphrase of the example's query counts,
+  and the bank does not answer the two nouns with one table (``AnswerHeads``: "classes" / "courses").
+* :func:`value_spelling` (``VALUE_SPELLING``) - the query keeps a string constant of the example's SQL that
+  the example writes as it is and that the question writes in another form: the same letters and digits
+  without its other characters ("B 's" against the example's "B+ 's": the query still compares 'B+').
+* :func:`asker_word` (``ASKER_WORD``) - the question speaks of the asker with a first-person word ("meet *my*
+  Other requirement") that the example does not say, the verified bank writes that word as constants
+  (``student_id = 1`` in at least 80 % of the questions saying "my", :class:`.word_constants.WordConstants`)
+  and the query reads none of those columns ("In Spring or Summer what courses ... meet the Other
+  requirement ?" answers for anyone). :mod:`.unread_words` leaves words this short alone.
+* :func:`frame_against_window` (``FRAME_WINDOW``) - the question names a time frame the example does not
+  ("*next* semester", "in the *past*") while the query keeps the example's window on the other side ("has
+  taught": ``semester < (the current one)``): :mod:`.read_apart` compares two named frames, or a tense,
+  and not a frame only the question names against a window the example's tense gave.
+
+The word classes are closed classes of English (the count phrases of :func:`.verify.tokens`); what a noun
+is answered with is learned from the bank. Every refusal is a sentence; :data:`REASON_CODES` gives its
+``reason_code``. Each rule has a switch. Hook: :func:`check_candidate` in ``Asker._adapt`` after
+:func:`.example_parts.check_candidate`, under the same veto.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, Sequence
+
+from sqlglot import exp
+
+from sqlgenie.inference.refusals import code_of, refuse_first
+
+__all__ = ["REASON_CODES", "check_candidate", "counted_noun", "counted_noun_of", "findings", "reason_code",
+           "asker_word", "frame_against_window", "value_spelling"]
+
+REASON_CODES = {
+    "your question counts": "counted_noun",
+    "the example's spelling": "value_spelling",
+    "speaks of the asker": "asker_word",
+    "the example does not name; this query keeps": "frame_window",
+}
+
+#: switches (benchmarks turn one rule off at a time)
+COUNTED_NOUN = True
+VALUE_SPELLING = True
+ASKER_WORD = True
+FRAME_WINDOW = True
+
+#: first-person words (a closed class of English): the asker
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
+
+_MASK = "#"
+#: words between a count phrase and the noun it counts (a closed class)
+_COUNT_SKIP = frozenset({"the", "a", "an", "of", "different", "distinct", "total", "unique", "separate", "all",
+                         "individual", "such", _MASK})
+
+
+def reason_code(reason: str) -> str | None:
+    return code_of(reason, REASON_CODES)
+
+
+# --------------------------------------------------------------------------- counted noun
+
+
+def counted_noun_of(words: Sequence[str], schema_word: Any = None) -> str | None:
+    """The noun a question counts, as a lemma: after its first count phrase ("how many", "number of", one
+    marker in :func:`.verify.tokens`), the words up to an auxiliary, preposition or the end (values and
+    articles skipped, at most three); the last of them that names a table or column, else the first. None
+    when the question does not count or the phrase has no word ("how many are there")."""
+    from sqlgenie.inference.verify import _AUX, _COUNT, _PREP, lemma
+
+    k = next((k for k, w in enumerate(words) if w == _COUNT), None)
+    if k is None:
+        return None
+    phrase: list[str] = []
+    j = k + 1
+    while j < len(words) and len(phrase) < 3:
+        w = words[j]
+        j += 1
+        if w in _COUNT_SKIP:
+            continue
+        if w in _AUX or w in _PREP or w == _COUNT or not w.isalpha() or len(w) < 3:
+            break
+        phrase.append(w)
+    if not phrase:
+        return None
+    known = [w for w in phrase if schema_word is not None and (schema_word(w) or schema_word(lemma(w)))]
+    return lemma(known[-1] if known else phrase[0])
+
+
+def _entities(noun: str, heads: Any) -> frozenset[str]:
+    if heads is None:
+        return frozenset()
+    return frozenset(m for m in heads.marks(noun) if m.startswith("entity:"))
+
+
+def counted_noun(example_masked: str, new_masked: str, group: Any = None, schema_word: Any = None,
+                 heads: Any = None) -> list[str]:
+    """See module doc."""
+    from sqlgenie.inference.verify import tokens
+
+    ex_words, new_words = tokens(example_masked), tokens(new_masked)
+    asked = counted_noun_of(new_words, schema_word)
+    counted = counted_noun_of(ex_words, schema_word)
+    if asked is None or counted is None or asked == counted:
+        return []
+    for member in getattr(group, "others", ()) or ():
+        if counted_noun_of(tokens(member.masked.text), schema_word) == asked:
+            return []  # a paraphrase of the example's query counts the question's noun
+    asked_marks, counted_marks = _entities(asked, heads), _entities(counted, heads)
+    if asked_marks and asked_marks & counted_marks:
+        return []  # the bank answers both nouns with one table ("classes" / "courses")
+    said = next((w for w in new_words if w.startswith(asked[:-1] if len(asked) > 3 else asked)), asked)
+    return [f"your question counts \u201c{said}\u201d; the example and its paraphrases count "
+            f"\u201c{counted}\u201d, which this query counts"]
+
+
+# --------------------------------------------------------------------------- value spelling
+
+
+def _core(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+def _says(question: str, text: str) -> bool:
+    """``question`` contains ``text`` as written (case folded), not inside a longer word."""
+    q, t = question.lower(), text.lower().strip()
+    return bool(t) and re.search(r"(?<![a-z0-9])" + re.escape(t) + r"(?![a-z0-9])", q) is not None
+
+
+def _string_constants(tree: exp.Expression) -> set[str]:
+    return {lit.this.strip("%").strip() for lit in tree.find_all(exp.Literal) if lit.is_string
+            and lit.this.strip("%").strip()}
+
+
+def value_spelling(tree: exp.Expression, example_sql: str, example_question: str, new_question: str) -> list[str]:
+    """See module doc. Only constants with characters other than letters, digits and spaces are read (their
+    letters and digits alone, "B", are another value); the question must say those letters and digits."""
+    from sqlgenie.autocorrect.base import parse_sql
+
+    try:
+        kept = _string_constants(tree) & _string_constants(parse_sql(example_sql))
+    except Exception:
+        return []
+    for text in sorted(kept):
+        core = _core(text)
+        if not core or core == text.lower().strip() or re.fullmatch(r"[a-z0-9 ]+", text.lower()):
+            continue
+        if _says(example_question, text) and not _says(new_question, text) and _says(new_question, core):
+            return [f"your question says \u201c{core.upper() if text.isupper() else core}\u201d; this query "
+                    f"compares \u201c{text}\u201d, the example's spelling"]
+    return []
+
+
+# --------------------------------------------------------------------------- the asker
+
+
+def asker_word(tree: exp.Expression, example_masked: str, new_masked: str, words: Any = None) -> list[str]:
+    """See module doc. The first-person words are a closed class; what the bank writes for one is
+    :meth:`.word_constants.WordConstants.tied` (a year column left out, as :mod:`.unread_words` does)."""
+    from sqlgenie.inference.unread_words import _default_year, _read_columns
+
+    if words is None:
+        return []
+    ex_words = set(re.findall(r"[a-z']+", example_masked.lower()))
+    said = [w for w in dict.fromkeys(re.findall(r"[a-z']+", new_masked.lower())) if w in _FIRST_PERSON]
+    read = _read_columns(tree)
+    for word in said:
+        if word in ex_words:
+            continue
+        tied = {col: nums for col, nums in words.tied(word).items() if not _default_year(col)}
+        if not tied or {col.rsplit(".", 1)[-1] for col in tied} & read:
+            continue
+        shown = ", ".join(f"{col.rsplit('.', 1)[-1]} = {'/'.join(nums)}" for col, nums in sorted(tied.items()))
+        return [f"your question speaks of the asker (\u201c{word}\u201d), which the verified examples read as "
+                f"{shown}; the example does not, and this query reads none of those columns"]
+    return []
+
+
+# --------------------------------------------------------------------------- time frame against the window
+
+
+def frame_against_window(tree: exp.Expression, example_masked: str, new_masked: str, question: str = "") -> list[str]:
+    """See module doc. The frames are :mod:`.read_apart`'s closed classes ("past", "next", ...); the
+    window is every comparison of a column with a constant the question does not say or a subquery
+    (:func:`.read_apart.comparisons`), all in one direction."""
+    from sqlgenie.inference.read_apart import _FUTURE, _PAST, _words, comparisons
+
+    ex_words, new_words = set(_words(example_masked)), _words(new_masked)
+    frames = [(w, "<" if w in _PAST else ">") for w in new_words if (w in _PAST or w in _FUTURE) and w not in ex_words]
+    if not frames or (_PAST | _FUTURE) & ex_words:
+        return []
+    window = {d for _col, d in comparisons(tree, _words(question) or new_words)}
+    word, wanted = frames[0]
+    if len(window) != 1 or wanted in window:
+        return []
+    kept = "before" if window == {"<"} else "after"
+    return [f"your question asks about a time (\u201c{word}\u201d) the example does not name; this query "
+            f"keeps the example's window, {kept} a point it did not get from your question"]
+
+
+# --------------------------------------------------------------------------- hook
+
+
+def findings(adapted: Any, example_sql: str, example_question: str, new_question: str, example_masked: str,
+             new_masked: str, *, group: Any = None, schema_word: Any = None, heads: Any = None,
+             words: Any = None) -> Iterator[tuple[str, list[str]]]:
+    """(rule, reasons) of every switched-on rule, lazily."""
+    if example_masked.strip().lower() == new_masked.strip().lower():
+        return  # the same wording asks the same query
+    tree = adapted.tree
+    if tree is None:
+        return
+    if COUNTED_NOUN:
+        yield "counted noun", counted_noun(example_masked, new_masked, group, schema_word, heads)
+    if VALUE_SPELLING:
+        yield "value spelling", value_spelling(tree, example_sql, example_question, new_question)
+    if ASKER_WORD:
+        yield "asker word", asker_word(tree, example_masked, new_masked, words)
+    if FRAME_WINDOW:
+        yield "frame against window", frame_against_window(tree, example_masked, new_masked, new_question)
+
+
+def check_candidate(adapted: Any, example_sql: str, example_question: str, new_question: str,
+                    example_masked: str, new_masked: str, *, group: Any = None, schema_word: Any = None,
+                    heads: Any = None, words: Any = None) -> Any:
+    """Run the rules under the veto on one verified adaptation (changed in place): the first that finds a
+    reason refuses it. Returns ``adapted``."""
+    return refuse_first(adapted, findings(adapted, example_sql, example_question, new_question, example_masked,
+                                          new_masked, group=group, schema_word=schema_word, heads=heads,
+                                          words=words))
