@@ -690,8 +690,8 @@ class Asker:
                                           schema_word=self._schema_word, modifiers=modifiers, nouns=wh_nouns,
                                           who=who_rows, new_spans=asked.spans)  # prec14
             unmet_words.check_candidate(adapted, ex_sql, ex.question, retrieval.question, ex_masked.text, asked.text,
-                                        group=license, schema_word=self._schema_word, heads=head_words,
-                                        words=tied_words)  # prec16: counted noun, spelling, asker, time frame
+                                        group=license, schema_word=self._schema_word, words=tied_words,
+                                        catalog=self.catalog)  # prec16: count, spelling, asker, frame
             example_sides.check_candidate(adapted, retrieval.question)  # atis14c: "from X" bound as a destination
             number_place.check_candidate(adapted, retrieval.question)  # atis14c: "at 1524" bound as a flight number
             if swapped and adapted.ok:
