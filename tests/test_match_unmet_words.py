@@ -134,6 +134,7 @@ def test_counted_noun_of_reads_the_noun_after_the_count_phrase():
     assert counted_noun_of(tokens("What is the number of sections available for [MASK] ?")) == "section"
     assert counted_noun_of(tokens("how many [MASK] papers did [MASK] have ?")) == "paper"
     assert counted_noun_of(tokens("How many of next semester 's classes will be [MASK] ?")) == "class"
+    assert counted_noun_of(tokens("Count the number of dogs of an age below the average .")) == "dog"
     assert counted_noun_of(tokens("How many are there in [MASK] ?")) is None
     assert counted_noun_of(tokens("Which papers cite [MASK] ?")) is None
 
@@ -167,6 +168,12 @@ def test_counted_noun_needs_a_column_counted_and_no_paraphrase_counting_it():
     assert not counted_noun("How many classes are in [MASK] ?", "How many courses are in [MASK] ?", catalog=catalog)
     assert counted_noun("[MASK] credits are given for how many classes ?", "How many credits do I get for [MASK] ?",
                         catalog=catalog)
+    # a table's thing named with one of its columns (Spider: "How many different degree names are offered ?")
+    named = type("C", (), {"tables": [_Table("degree", "degree_id", "name")]})()
+    word = {"degree", "degrees", "name", "names"}.__contains__
+    ex, new = "How many degrees are offered ?", "How many different degree names are offered ?"
+    assert counted_noun(ex, new, schema_word=word, catalog=type("C", (), {"tables": [_Table("program", "name")]})())
+    assert not counted_noun(ex, new, schema_word=word, catalog=named)
 
 
 def test_value_spelling_needs_the_same_letters_written_otherwise():

@@ -10,8 +10,8 @@ the verified bank in scope, and refuses with a sentence and a ``reason_code``:
   thing: the question counts the values of a column ("How many *years* has X been available ?": a word of
   ``semester.year`` and of no table's name) while the example counts something else ("How many *times* has Y
   been offered ?"), and no paraphrase of the example's query counts the question's noun. A table's rows
-  counted under another name ("publications" / "papers", "nations" / "countries") is left to the wording
-  checks.
+  counted under another name ("publications" / "papers", "nations" / "countries"), or named with one of
+  its columns ("degree names"), is left to the wording checks.
 * :func:`value_spelling` (``VALUE_SPELLING``) - the query keeps a string constant of the example's SQL that
   the example writes as it is and that the question writes in another form: the same letters and digits
   without its other characters ("B 's" against the example's "B+ 's": the query still compares 'B+').
@@ -41,7 +41,7 @@ from sqlglot import exp
 
 from sqlgenie.inference.refusals import code_of, refuse_first
 
-__all__ = ["REASON_CODES", "check_candidate", "counted_noun", "counted_noun_of", "findings", "reason_code",
+__all__ = ["REASON_CODES", "check_candidate", "counted_noun", "counted_noun_of", "counted_phrase", "findings", "reason_code",
            "asker_word", "frame_against_window", "value_spelling"]
 
 REASON_CODES = {
@@ -73,22 +73,22 @@ def reason_code(reason: str) -> str | None:
 # --------------------------------------------------------------------------- counted noun
 
 
-def counted_noun_of(words: Sequence[str], schema_word: Any = None) -> str | None:
-    """The noun a question counts, as a lemma: after its first count phrase ("how many", "number of", one
-    marker in :func:`.verify.tokens`), the words up to an auxiliary, preposition or the end (values and
-    articles skipped, at most three); the last of them that names a table or column, else the first. None
-    when the question does not count or the phrase has no word ("how many are there")."""
-    from sqlgenie.inference.verify import _AUX, _COUNT, _PREP, lemma
+def counted_phrase(words: Sequence[str]) -> list[str]:
+    """The words a question counts: after its first count phrase ("how many", "number of", one marker in
+    :func:`.verify.tokens`), up to an auxiliary, a preposition or the end, at most three (values, articles
+    and a partitive "of" right after the count skipped; a possessive starts the phrase again: "next
+    semester 's classes"). Empty when the question does not count."""
+    from sqlgenie.inference.verify import _AUX, _COUNT, _PREP
 
     k = next((k for k, w in enumerate(words) if w == _COUNT), None)
     if k is None:
-        return None
+        return []
     phrase: list[str] = []
     j = k + 1
     while j < len(words) and len(phrase) < 3:
         w = words[j]
         j += 1
-        if w in _COUNT_SKIP:
+        if w in _COUNT_SKIP and (w != "of" or not phrase):
             continue
         if w == "s":  # a possessive ("next semester 's classes"): the words before it name the owner
             phrase = []
@@ -96,10 +96,26 @@ def counted_noun_of(words: Sequence[str], schema_word: Any = None) -> str | None
         if w in _AUX or w in _PREP or w == _COUNT or not w.isalpha() or len(w) < 3:
             break
         phrase.append(w)
+    return phrase
+
+
+def counted_noun_of(words: Sequence[str], schema_word: Any = None) -> str | None:
+    """The noun a question counts (:func:`counted_phrase`), as a lemma: the last word of the phrase that
+    names a table or column, else the first. None when the question does not count or the phrase has no
+    word ("how many are there")."""
+    from sqlgenie.inference.verify import lemma
+
+    phrase = counted_phrase(words)
     if not phrase:
         return None
     known = [w for w in phrase if schema_word is not None and (schema_word(w) or schema_word(lemma(w)))]
     return lemma(known[-1] if known else phrase[0])
+
+
+def _table_words(catalog: Any) -> set[str]:
+    from sqlgenie.inference.verify import lemma
+
+    return {lemma(w) for t in getattr(catalog, "tables", ()) or () for w in t.name.lower().split("_")}
 
 
 def _names_column(noun: str, catalog: Any) -> bool:
@@ -107,22 +123,22 @@ def _names_column(noun: str, catalog: Any) -> bool:
     that column's values, not of a table's rows."""
     from sqlgenie.inference.verify import lemma
 
-    tables = list(getattr(catalog, "tables", ()) or ())
-    table_words = {lemma(w) for t in tables for w in t.name.lower().split("_")}
-    return noun not in table_words and any(noun in {lemma(w) for w in c.name.lower().split("_")}
-                                           for t in tables for c in t.columns)
+    return noun not in _table_words(catalog) and any(noun in {lemma(w) for w in c.name.lower().split("_")}
+                                                     for t in getattr(catalog, "tables", ()) or () for c in t.columns)
 
 
 def counted_noun(example_masked: str, new_masked: str, group: Any = None, schema_word: Any = None,
                  catalog: Any = None) -> list[str]:
     """See module doc."""
-    from sqlgenie.inference.verify import tokens
+    from sqlgenie.inference.verify import lemma, tokens
 
     ex_words, new_words = tokens(example_masked), tokens(new_masked)
     asked = counted_noun_of(new_words, schema_word)
     counted = counted_noun_of(ex_words, schema_word)
     if asked is None or counted is None or asked == counted or not _names_column(asked, catalog):
         return []  # a table's rows counted under another name ("publications" / "papers") is wording
+    if {lemma(w) for w in counted_phrase(new_words)} & _table_words(catalog):
+        return []  # a table's thing named with one of its columns ("degree names")
     for member in getattr(group, "others", ()) or ():
         if counted_noun_of(tokens(member.masked.text), schema_word) == asked:
             return []  # a paraphrase of the example's query counts the question's noun
