@@ -26,8 +26,8 @@ the verified bank in scope, and refuses with a sentence and a ``reason_code``:
   taught": ``semester < (the current one)``): :mod:`.read_apart` compares two named frames, or a tense,
   and not a frame only the question names against a window the example's tense gave.
 
-The word classes are closed classes of English (the count phrases of :func:`.verify.tokens`); what a noun
-is answered with is learned from the bank. Every refusal is a sentence; :data:`REASON_CODES` gives its
+The word classes are closed classes of English (the count phrases of :func:`.verify.tokens`, first-person
+words, :mod:`.read_apart`'s time frames); what a word is written as in SQL is learned from the bank. Every refusal is a sentence; :data:`REASON_CODES` gives its
 ``reason_code``. Each rule has a switch. Hook: :func:`check_candidate` in ``Asker._adapt`` after
 :func:`.example_parts.check_candidate`, under the same veto.
 """
