@@ -60,6 +60,7 @@ from sqlgenie.inference.read_apart import REASON_CODES as READ_APART_CODES
 from sqlgenie.inference.head_reading import REASON_CODES as HEAD_READING_CODES
 from sqlgenie.inference.example_parts import REASON_CODES as EXAMPLE_PARTS_CODES
 from sqlgenie.inference.example_sides import REASON_CODES as EXAMPLE_SIDES_CODES
+from sqlgenie.inference.unmet_words import REASON_CODES as UNMET_WORDS_CODES
 from sqlgenie.inference.number_place import REASON_CODES as NUMBER_PLACE_CODES
 from sqlgenie.inference.clock_numbers import REASON_CODES as CLOCK_CODES
 from sqlgenie.inference.unread_words import REASON_CODES as UNREAD_CODES
@@ -428,6 +429,7 @@ def _reason_bucket(reason: str) -> str:
         *HEAD_READING_CODES.items(),
         *EXAMPLE_PARTS_CODES.items(),
         *EXAMPLE_SIDES_CODES.items(),
+        *UNMET_WORDS_CODES.items(),
         *NUMBER_PLACE_CODES.items(),
         *CLOCK_CODES.items(),
     ):
