@@ -1048,6 +1048,7 @@ def adapt_sql(
         return _refuse([f"the example SQL does not parse: {exc}"])
     read = example_sql_reading(example_sql, catalog)  # its slots and vocabulary, read once per text
     # words outside the spans
+    route_checks: list[tuple[str, str]] = []  # places the question's direction verbs give an end (route_ends)
     if not exact and example_masked is not None and new_masked is not None:
         used, selected = (set(words) for words in read.vocabulary())
         diff = question_diff(example_masked, new_masked, schema_words, sql_words=used, select_words=selected)
@@ -1056,6 +1057,9 @@ def adapt_sql(
         from sqlgenie.inference.direction_cues import filter_diff as direction_filter
 
         diff = direction_filter(diff, tree, example_masked, new_masked)  # "leaving" where the SQL reads departure_time
+        from sqlgenie.inference import route_ends
+
+        diff, route_checks = route_ends.filter_diff(diff, tree, example_masked, new_masked, ex_spans, nw_spans)
         if diff.cue_changes:
             said = ", ".join(f"{c} ({_CUE_WORDS.get(c, c.lower())})" for c in diff.cue_changes)
             return _refuse([f"the question differs from the example in meaning words: {said}"])
@@ -1188,9 +1192,15 @@ def adapt_sql(
         return _refuse(unaccounted, notes, pair_texts)
 
     # 4. apply
-    if not replacements:
-        return AdaptedSQL(True, example_sql, confidence, [], [], notes, pair_texts, tree)
     for j, node in replacements.items():
         slots[j].node.replace(node)
+    if route_checks:  # "leaving X" read as "from X": the query must bind X there (inference/route_ends.py)
+        from sqlgenie.inference.route_ends import unbound_ends
+
+        unbound = unbound_ends(tree, route_checks)
+        if unbound:
+            return _refuse(unbound, notes, pair_texts)
+    if not replacements:
+        return AdaptedSQL(True, example_sql, confidence, [], [], notes, pair_texts, tree)
     sql = to_sql(tree)
     return AdaptedSQL(True, sql, confidence, substitutions, [], notes, pair_texts, tree)
