@@ -21,8 +21,9 @@ list; schema words, superlatives and direction markers are never free (their own
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
-from typing import Any
+from typing import Any, Sequence
 
 __all__ = ["ENABLED", "IMPLIED_CONSTANTS", "MIN_GROUPS", "free_words", "FreeWords", "unworded"]
 
@@ -129,10 +130,25 @@ def free_words(retriever: Any, catalog: Any) -> frozenset[str]:
         return frozenset()
 
 
-def unworded(words: list[str], free: Any) -> list[str]:
+#: On (with :data:`IMPLIED_CONSTANTS`): a question with an equative comparison ("as early in the morning *as i
+#: can*", "as soon as possible") keeps every word: the words after its second "as" say a superlative that no
+#: free-word statistics can see (issue 13, helper atis16; the wrong answer atis15 met on ATIS seed 12).
+EQUATIVES = True
+_EQUATIVE = re.compile(r"\bas\s+(?:[a-z']+\s+){1,6}?as\b")
+
+
+def equative(text: str) -> bool:
+    """The text compares by "as ... as" (an equative: "as early as i can", "as cheap as possible")."""
+    return bool(_EQUATIVE.search(text.lower()))
+
+
+def unworded(words: list[str], free: Any, texts: Sequence[str] = ()) -> list[str]:
     """``words`` (one question's wording apart from the other's) without the free ones, when
-    :data:`IMPLIED_CONSTANTS` is on; ``free()`` gives the free words (read only when needed)."""
+    :data:`IMPLIED_CONSTANTS` is on; ``free()`` gives the free words (read only when needed); ``texts``:
+    the two questions (one with an equative keeps every word, :data:`EQUATIVES`)."""
     if not IMPLIED_CONSTANTS or not words:
+        return words
+    if EQUATIVES and any(equative(t) for t in texts):
         return words
     known = free()
     return [w for w in words if w not in known]

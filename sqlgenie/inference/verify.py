@@ -991,7 +991,7 @@ def implied_constants(example_sql: str, example_spans: Sequence[Any], example_ma
     if words and free is not None:  # words the bank shows no query needs carry no constant (atis15)
         from sqlgenie.inference.free_words import unworded
 
-        words = unworded(words, free)
+        words = unworded(words, free, (example_masked, new_masked))
     if not words:
         return []
     if shared_constants.accounted(unbound, words, example_masked, new_masked, word_ties):
