@@ -1027,6 +1027,7 @@ def adapt_sql(
     schema_words: Callable[[str], bool] | None = None,
     group: Any = None,
     own_directions: bool = True,
+    free: Callable[[], frozenset[str]] | None = None,
 ) -> AdaptedSQL:
     """Adapt ``example_sql`` (PostgreSQL) to a new question (see module doc).
 
@@ -1034,7 +1035,8 @@ def adapt_sql(
     example question and of the new one; ``exact``: their masked texts are equal;
     ``value_columns``: the value-cache look-up used to pair and verify values;
     ``own_directions``: the new question's direction words are its own (False where a rewrite
-    said them: :mod:`sqlgenie.inference.direction_pairing`).
+    said them: :mod:`sqlgenie.inference.direction_pairing`); ``free()``: the bank's free words
+    (:mod:`sqlgenie.inference.route_ends`).
     """
     ex_spans = [Span.of(s) for s in example_spans]
     nw_spans = [Span.of(s) for s in new_spans]
@@ -1059,7 +1061,8 @@ def adapt_sql(
         diff = direction_filter(diff, tree, example_masked, new_masked)  # "leaving" where the SQL reads departure_time
         from sqlgenie.inference import route_ends
 
-        diff, route_checks = route_ends.filter_diff(diff, tree, example_masked, new_masked, ex_spans, nw_spans)
+        diff, route_checks = route_ends.filter_diff(diff, tree, example_masked, new_masked, ex_spans, nw_spans,
+                                                     free)
         if diff.cue_changes:
             said = ", ".join(f"{c} ({_CUE_WORDS.get(c, c.lower())})" for c in diff.cue_changes)
             return _refuse([f"the question differs from the example in meaning words: {said}"])

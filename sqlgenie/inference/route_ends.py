@@ -17,7 +17,12 @@ such pairs are one template whose SQL reads no time at all, and every one of the
   digit (a place, not "5pm"), or before "in" / "at" (and "from" after a verb of leaving) and then such a
   value: "arriving in the afternoon", "leave at 5pm", "arriving after 1700" keep refusing;
 * the other question says the preposition of that end ("from" for OUTBOUND, "to" / "into" for INBOUND)
-  right before a text value at least as often.
+  right before a text value at least as often;
+* apart from meaning classes the two questions differ in none but free words
+  (:mod:`sqlgenie.inference.free_words`: "okay", "would"): "a COACH class *seat* on a flight leaving DENVER
+  arriving ATLANTA" is not "a COACH class *ticket* for a flight from DENVER to ATLANTA" (ATIS seed 13);
+* when the example says the word, its SQL binds the example's place on that end (a day after "leaving" is
+  no end of a route).
 
 The places the asked question gives an end with such a word are returned as *ends to check*: after
 adaptation (:func:`unbound_ends`) the adapted query must bind each of them on that side of the trip
@@ -32,7 +37,7 @@ with "from" / "to" is checked by :mod:`sqlgenie.inference.example_sides` as befo
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = ["ENABLED", "REASON_CODES", "filter_diff", "reason_code", "unbound_ends"]
 
@@ -108,16 +113,31 @@ def _prepositions(tokens: list[tuple[str, str | None]], cls: str) -> int:
                if tok in _PREPOSITION_OF[cls] and tokens[i + 1][0] == "[mask]" and tokens[i + 1][1] is not None)
 
 
+def _worded_alike(diff: Any, free: Callable[[], frozenset[str]] | None) -> bool:
+    """Apart from meaning classes, the two questions differ in free words only (:mod:`sqlgenie.inference.
+    free_words`: words the bank's paraphrases of one query say or drop), or in none."""
+    words = [w for w in list(diff.added) + list(diff.removed) if len(w) > 2 and not w.isdigit()]
+    if not words:
+        return True
+    if free is None:
+        return False
+    known = free()
+    return all(w in known for w in words)
+
+
 def filter_diff(diff: Any, tree: Any, example_masked: str, new_masked: str, example_spans: Sequence[Any],
-                new_spans: Sequence[Any]) -> tuple[Any, list[tuple[str, str]]]:
+                new_spans: Sequence[Any],
+                free: Callable[[], frozenset[str]] | None = None) -> tuple[Any, list[tuple[str, str]]]:
     """``diff`` without the direction classes only route ends say (see module doc), and the asked
-    question's places with the end its words give them (to check after adaptation)."""
+    question's places with the end its words give them (to check after adaptation); ``free()``: the
+    bank's free words."""
     if not ENABLED or not any(c in _END for c in diff.cue_changes):
         return diff, []
     from sqlgenie.inference.adapt import QuestionDiff
     from sqlgenie.inference.direction_cues import sql_directions
+    from sqlgenie.inference.example_sides import query_sides
 
-    if sql_directions(tree):
+    if sql_directions(tree) or not _worded_alike(diff, free):
         return diff, []
     ex_tokens, new_tokens = _places(example_masked, example_spans), _places(new_masked, new_spans)
     if not ex_tokens or not new_tokens:
@@ -134,6 +154,10 @@ def filter_diff(diff: Any, tree: Any, example_masked: str, new_masked: str, exam
             ends.extend((place, _END[cls]) for place in new_words)
         elif ex_words and not new_words and new_words is not None:
             said, plain = ex_words, _prepositions(new_tokens, cls)
+            example_sides = query_sides(tree)  # the example's own places must be ends of its query's trip
+            if any(example_sides.get(place.upper()) != {_END[cls]} for place in ex_words):
+                keep.append(cls)
+                continue
         else:
             keep.append(cls)
             continue

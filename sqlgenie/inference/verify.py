@@ -1075,7 +1075,8 @@ def adapt_verified(
                          + " (your question does not ask for it)")
     adapted = adapt_sql(sql, spans, new_spans, catalog=catalog, value_columns=value_columns,
                         example_masked=ex_masked, new_masked=new_masked, exact=exact, similarity=similarity,
-                        schema_words=schema_words, group=group, own_directions=own_directions)
+                        schema_words=schema_words, group=group, own_directions=own_directions,
+                        free=free)
     adapted.notes = notes + adapted.notes
     if not adapted.ok:
         return adapted
