@@ -20,7 +20,7 @@ def _spans(masked: str, values: list[str]) -> list[Span]:
 
 
 def _implied(question: str) -> list[str]:
-    free = lambda: frozenset({"need", "can", "soon", "show"})  # noqa: E731 (the bank's free words, given)
+    free = lambda: frozenset({"need", "can", "soon", "show"})  # the bank's free words, given
     return implied_constants(MORNING, _spans(EXAMPLE, ["BOSTON", "DENVER"]), EXAMPLE, question, free=free)
 
 

@@ -37,7 +37,8 @@ with "from" / "to" is checked by :mod:`sqlgenie.inference.example_sides` as befo
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = ["ENABLED", "REASON_CODES", "filter_diff", "reason_code", "unbound_ends"]
 
