@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["ENABLED", "IMPLIED_CONSTANTS", "MIN_GROUPS", "free_words", "FreeWords", "unworded"]
 
@@ -40,11 +41,11 @@ MIN_RATIO = 2.0
 #: counts there. Built and measured, left off: ATIS seed 12 +2 right and +2 wrong seen answers, both where a
 #: free word did carry the constant: "as early in the morning as i *can*" (``MIN(departure_time)``) and "a 2100
 #: *o'clock* flight" (``departure_time = 2100 OR departure_time = 900``). Measured again in session 16 (helper
-atis16) with :data:`EQUATIVES` and ``clock_numbers.UNSAID_TIMES`` guarding those two: ATIS seeds 12, 13, 14, 15, 0
-+12 right, +3 exact-wrong seen answers (all three execution-equal by the test suite: a nested-IN form of the same
-query, and a gold with another city in its subquery), but scholar seed 12 +1 wrong novel answer that is really
-wrong ("What journals are Donald E Knuth 's articles published in ?" from "journal articles by ...", whose
-``journalid >= 0`` the free words no longer guard). Still off.
+#: atis16) with :data:`EQUATIVES` and ``clock_numbers.UNSAID_TIMES`` guarding those two: ATIS seeds 12, 13, 14, 15, 0
+#: +12 right, +3 exact-wrong seen answers (all three execution-equal by the test suite: a nested-IN form of the same
+#: query, and a gold with another city in its subquery), but scholar seed 12 +1 wrong novel answer that is really
+#: wrong ("What journals are Donald E Knuth 's articles published in ?" from "journal articles by ...", whose
+#: ``journalid >= 0`` the free words no longer guard). Still off.
 IMPLIED_CONSTANTS = False
 #: Verified examples read at most (a bigger bank is read in its first rows only).
 MAX_EXAMPLES = 20000
