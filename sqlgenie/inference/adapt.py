@@ -1052,6 +1052,7 @@ def adapt_sql(
     schema_words: Callable[[str], bool] | None = None,
     group: Any = None,
     own_directions: bool = True,
+    free: Callable[[], frozenset[str]] | None = None,
 ) -> AdaptedSQL:
     """Adapt ``example_sql`` (PostgreSQL) to a new question (see module doc).
 
@@ -1059,7 +1060,8 @@ def adapt_sql(
     example question and of the new one; ``exact``: their masked texts are equal;
     ``value_columns``: the value-cache look-up used to pair and verify values;
     ``own_directions``: the new question's direction words are its own (False where a rewrite
-    said them: :mod:`sqlgenie.inference.direction_pairing`).
+    said them: :mod:`sqlgenie.inference.direction_pairing`); ``free()``: the bank's free words
+    (:mod:`sqlgenie.inference.route_ends`).
     """
     ex_spans = [Span.of(s) for s in example_spans]
     nw_spans = [Span.of(s) for s in new_spans]
@@ -1073,6 +1075,7 @@ def adapt_sql(
         return _refuse([f"the example SQL does not parse: {exc}"])
     read = example_sql_reading(example_sql, catalog)  # its slots and vocabulary, read once per text
     # words outside the spans
+    route_checks: list[tuple[str, str]] = []  # places the question's direction verbs give an end (route_ends)
     if not exact and example_masked is not None and new_masked is not None:
         used, selected = (set(words) for words in read.vocabulary())
         diff = question_diff(example_masked, new_masked, schema_words, sql_words=used, select_words=selected)
@@ -1081,6 +1084,10 @@ def adapt_sql(
         from sqlgenie.inference.direction_cues import filter_diff as direction_filter
 
         diff = direction_filter(diff, tree, example_masked, new_masked)  # "leaving" where the SQL reads departure_time
+        from sqlgenie.inference import route_ends
+
+        diff, route_checks = route_ends.filter_diff(diff, tree, example_masked, new_masked, ex_spans, nw_spans,
+                                                     free)
         if diff.cue_changes:
             said = ", ".join(f"{c} ({_CUE_WORDS.get(c, c.lower())})" for c in diff.cue_changes)
             return _refuse([f"the question differs from the example in meaning words: {said}"])
@@ -1213,9 +1220,15 @@ def adapt_sql(
         return _refuse(unaccounted, notes, pair_texts)
 
     # 4. apply
-    if not replacements:
-        return AdaptedSQL(True, example_sql, confidence, [], [], notes, pair_texts, tree)
     for j, node in replacements.items():
         slots[j].node.replace(node)
+    if route_checks:  # "leaving X" read as "from X": the query must bind X there (inference/route_ends.py)
+        from sqlgenie.inference.route_ends import unbound_ends
+
+        unbound = unbound_ends(tree, route_checks)
+        if unbound:
+            return _refuse(unbound, notes, pair_texts)
+    if not replacements:
+        return AdaptedSQL(True, example_sql, confidence, [], [], notes, pair_texts, tree)
     sql = to_sql(tree)
     return AdaptedSQL(True, sql, confidence, substitutions, [], notes, pair_texts, tree)

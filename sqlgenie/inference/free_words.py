@@ -21,7 +21,9 @@ list; schema words, superlatives and direction markers are never free (their own
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["ENABLED", "IMPLIED_CONSTANTS", "MIN_GROUPS", "free_words", "FreeWords", "unworded"]
@@ -38,7 +40,12 @@ MIN_RATIO = 2.0
 #: from MONTREAL to LAS VEGAS on saturday" was refused only for "need". Off (the default): every content word
 #: counts there. Built and measured, left off: ATIS seed 12 +2 right and +2 wrong seen answers, both where a
 #: free word did carry the constant: "as early in the morning as i *can*" (``MIN(departure_time)``) and "a 2100
-#: *o'clock* flight" (``departure_time = 2100 OR departure_time = 900``).
+#: *o'clock* flight" (``departure_time = 2100 OR departure_time = 900``). Measured again in session 16 (helper
+#: atis16) with :data:`EQUATIVES` and ``clock_numbers.UNSAID_TIMES`` guarding those two: ATIS seeds 12, 13, 14, 15, 0
+#: +12 right, +3 exact-wrong seen answers (all three execution-equal by the test suite: a nested-IN form of the same
+#: query, and a gold with another city in its subquery), but scholar seed 12 +1 wrong novel answer that is really
+#: wrong ("What journals are Donald E Knuth 's articles published in ?" from "journal articles by ...", whose
+#: ``journalid >= 0`` the free words no longer guard). Still off.
 IMPLIED_CONSTANTS = False
 #: Verified examples read at most (a bigger bank is read in its first rows only).
 MAX_EXAMPLES = 20000
@@ -129,10 +136,25 @@ def free_words(retriever: Any, catalog: Any) -> frozenset[str]:
         return frozenset()
 
 
-def unworded(words: list[str], free: Any) -> list[str]:
+#: On (with :data:`IMPLIED_CONSTANTS`): a question with an equative comparison ("as early in the morning *as i
+#: can*", "as soon as possible") keeps every word: the words after its second "as" say a superlative that no
+#: free-word statistics can see (issue 13, helper atis16; the wrong answer atis15 met on ATIS seed 12).
+EQUATIVES = True
+_EQUATIVE = re.compile(r"\bas\s+(?:[a-z']+\s+){1,6}?as\b")
+
+
+def equative(text: str) -> bool:
+    """The text compares by "as ... as" (an equative: "as early as i can", "as cheap as possible")."""
+    return bool(_EQUATIVE.search(text.lower()))
+
+
+def unworded(words: list[str], free: Any, texts: Sequence[str] = ()) -> list[str]:
     """``words`` (one question's wording apart from the other's) without the free ones, when
-    :data:`IMPLIED_CONSTANTS` is on; ``free()`` gives the free words (read only when needed)."""
+    :data:`IMPLIED_CONSTANTS` is on; ``free()`` gives the free words (read only when needed); ``texts``:
+    the two questions (one with an equative keeps every word, :data:`EQUATIVES`)."""
     if not IMPLIED_CONSTANTS or not words:
+        return words
+    if EQUATIVES and any(equative(t) for t in texts):
         return words
     known = free()
     return [w for w in words if w not in known]

@@ -1005,7 +1005,7 @@ def implied_constants(example_sql: str, example_spans: Sequence[Any], example_ma
     if words and free is not None:  # words the bank shows no query needs carry no constant (atis15)
         from sqlgenie.inference.free_words import unworded
 
-        words = unworded(words, free)
+        words = unworded(words, free, (example_masked, new_masked))
     if not words:
         return []
     if shared_constants.accounted(unbound, words, example_masked, new_masked, word_ties):
@@ -1089,7 +1089,8 @@ def adapt_verified(
                          + " (your question does not ask for it)")
     adapted = adapt_sql(sql, spans, new_spans, catalog=catalog, value_columns=value_columns,
                         example_masked=ex_masked, new_masked=new_masked, exact=exact, similarity=similarity,
-                        schema_words=schema_words, group=group, own_directions=own_directions)
+                        schema_words=schema_words, group=group, own_directions=own_directions,
+                        free=free)
     adapted.notes = notes + adapted.notes
     if not adapted.ok:
         return adapted
