@@ -11,6 +11,8 @@ synchronous_commit = off`` in its own transaction, one pipelined round trip) whe
 is idle in autocommit: the flush (fdatasync) was about 3 ms of every ask. The entry is visible to
 every session at once; an operating-system or server crash within a fraction of a second of the
 ask can lose it (never a half-written one). Inside a caller's transaction nothing changes.
+Off by default (lead, session 16): feedback refers to the entry's id, and an analyst's tool should not
+answer with an id it may lose; turn it on where the log is only a trace.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import psycopg
 from psycopg.pq import TransactionStatus
 
 #: Off: every entry waits for its WAL flush, as the server's ``synchronous_commit`` says.
-ASYNC_COMMIT = True
+ASYNC_COMMIT = False
 
 _INSERT = """
 INSERT INTO sqlgenie.query_log
