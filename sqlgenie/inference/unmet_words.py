@@ -168,10 +168,10 @@ def _string_constants(tree: exp.Expression) -> set[str]:
 def value_spelling(tree: exp.Expression, example_sql: str, example_question: str, new_question: str) -> list[str]:
     """See module doc. Only constants with characters other than letters, digits and spaces are read (their
     letters and digits alone, "B", are another value); the question must say those letters and digits."""
-    from sqlgenie.autocorrect.base import parse_sql
+    from sqlgenie.autocorrect.base import parsed_read_only
 
-    try:
-        kept = _string_constants(tree) & _string_constants(parse_sql(example_sql))
+    try:  # the example's remembered parse, only read: no copy per candidate
+        kept = _string_constants(tree) & _string_constants(parsed_read_only(example_sql))
     except Exception:
         return []
     for text in sorted(kept):
