@@ -206,6 +206,9 @@ class Retriever:
         self.filter_tables = filter_tables
         self.value_bonus = value_bonus
         self.candidates = candidates
+        #: The nearest-example search (``BankStore.nearest``'s signature); the asker may answer it
+        #: from a snapshot of the bank held in the process (``sqlgenie.inference.bank_snapshot``).
+        self.nearest = self.bank.nearest
         self.refresh()
 
     def refresh(self) -> None:
@@ -251,7 +254,7 @@ class Retriever:
             mine = span_values(masked.spans)
             pool = [
                 hit
-                for hit in self.bank.nearest(
+                for hit in self.nearest(
                     vector, k=self.candidates * k + len(matches), allowed_tables=self.allowed,
                     statuses=self.statuses, ef_search=self.ef_search,
                 )

@@ -52,6 +52,7 @@ from sqlgenie.inference import precision
 from sqlgenie.inference import sides
 from sqlgenie.inference import tie_spelling, tie_words
 from sqlgenie.inference import unread_words
+from sqlgenie.inference.bank_snapshot import nearest_from_snapshot
 from sqlgenie.inference.verify import adapt_verified, bank_values, one_bank_stamp
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
 
@@ -390,6 +391,7 @@ class Asker:
             self.store, target, encode=self.encode, threshold=self.settings.match_threshold,
             provider=_scoped_onboarded(self.schemas),
         )
+        self.retriever.nearest = nearest_from_snapshot(self.retriever)  # pgvector outside an ask
         if self.schemas is not None and self.catalog.tables:
             self.retriever.vocabulary = scoped_vocabulary(self.store, self.schemas)
         self.value_index = load_value_columns(self.store, self.schemas)
