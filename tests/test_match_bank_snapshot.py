@@ -13,6 +13,7 @@ from tests.bank_fixture import LIB_AUTHORS_AT, LIB_TOPICS_AT, bank_asker, lib_sc
 BANK = [
     ("authors who published at ACL", LIB_AUTHORS_AT.format("ACL")),
     ("who published papers at EMNLP", LIB_AUTHORS_AT.format("EMNLP")),
+    ("authors who published at CVPR", LIB_AUTHORS_AT.format("CVPR")),
     ("which authors have papers at NAACL", LIB_AUTHORS_AT.format("NAACL")),
     ("authors with a paper in ACL", LIB_AUTHORS_AT.format("ACL")),
     ("topics of papers at CVPR", LIB_TOPICS_AT.format("CVPR")),
@@ -74,11 +75,12 @@ def test_the_stamp_is_the_version_row(asker) -> None:
 
 
 def _store_nearest(asker, question: str, k: int):
-    """pgvector's exact scan (no index), ties ordered by id as the snapshot orders them."""
+    """The first ``k`` of pgvector's whole ranking (exact scan, no index), ties in score by id as the
+    snapshot orders them (which of several equal-score examples the store's ``LIMIT`` keeps is its own)."""
     r = asker.retriever
     vector = r.encode([r.mask(question).text])[0]
-    hits = r.bank.nearest(vector, k=k, allowed_tables=r.allowed, statuses=("verified",), exact=True)
-    return vector, sorted(hits, key=lambda h: (-round(h.score, 6), h.example.id))
+    hits = r.bank.nearest(vector, k=1000, allowed_tables=r.allowed, statuses=("verified",), exact=True)
+    return vector, sorted(hits, key=lambda h: (-round(h.score, 6), h.example.id))[:k]
 
 
 QUESTIONS = ["authors who published at NAACL", "topics of papers at EMNLP", "papers by Ray Mooney",
@@ -178,8 +180,30 @@ def test_the_asker_answers_from_the_snapshot(asker, monkeypatch) -> None:
     from example_bank.store import BankStore
 
     def no_store(*args, **kwargs):
-        raise AssertionError("the nearest examples were asked of the store")
+        raise AssertionError("the bank was asked of the store")
 
     monkeypatch.setattr(BankStore, "nearest", no_store)
-    result = asker.ask("which authors published in EMNLP", execute=False)
-    assert result.examples
+    monkeypatch.setattr(BankStore, "exact_matches", no_store)
+    assert asker.ask("which authors published in EMNLP", execute=False).examples
+    assert asker.ask("authors who published at ACL", execute=False).examples[0]["similarity"] == 1.0
+
+
+KEYS = ["authors who published at [MASK]", "who published papers at [MASK]", "papers by [MASK]", "no such key", ""]
+
+
+def test_the_snapshots_exact_matches_equal_the_stores(asker) -> None:
+    from sqlgenie.inference.bank_snapshot import snapshot_for
+    from sqlgenie.inference.verify import one_bank_stamp
+
+    r = asker.retriever
+    with _other_connection(asker) as other:  # an order the use counts decide
+        other.execute("UPDATE sqlgenie.bank_examples SET use_count = 3 WHERE question = 'authors who published at CVPR'")
+    keys = KEYS + [r.mask(q).key for q, _ in BANK]
+    for key in keys:
+        for limit in (1, 5):
+            store = r.bank.exact_matches(key, allowed_tables=r.allowed, limit=limit)
+            with one_bank_stamp():
+                held = snapshot_for(r.store, r.allowed).exact_matches(key, limit)
+            assert held == store, key
+    twins = r.bank.exact_matches(r.mask("authors who published at ACL").key, allowed_tables=r.allowed, limit=5)
+    assert [e.question for e in twins] == ["authors who published at CVPR", "authors who published at ACL"]

@@ -42,7 +42,7 @@ ROW_COLUMNS = ("id", "question", "masked_question", "mask_spans", "sql", "tables
 _CONDITION = re.compile(r"^(question|masked_question) (~\*?) %s$")
 
 _LOAD = ("SELECT id, question, masked_question, sql, status, source, tables, columns, skeleton, sql_normalized,"
-         " use_count, merge_count, created_at, updated_at, last_used_at, mask_spans::text, embedding"
+         " use_count, merge_count, created_at, updated_at, last_used_at, mask_spans::text, masked_key, embedding"
          " FROM sqlgenie.bank_examples WHERE status = 'verified'")
 
 #: Snapshots per store connection and scope (weak: a closed, dropped connection takes its snapshots).
@@ -53,7 +53,7 @@ _SNAPSHOTS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
 class BankSnapshot:
     stamp: tuple
     ids: list[int]             # ascending
-    rows: list[tuple]          # (id, question, masked_question, sql, ..., mask_spans text), by id
+    rows: list[tuple]          # (id, question, masked_question, sql, ..., mask_spans text, masked_key), by id
     matrix: np.ndarray         # unit-free float64 copy of the stored vectors, one row per id
     norms: np.ndarray
     ascii: dict[str, bool]     # column -> every text of the scope is ASCII
@@ -76,6 +76,25 @@ class BankSnapshot:
     def _example_row(self, i: int) -> tuple:
         row = self.rows[i]
         return (*row[:15], json.loads(row[15]))
+
+    def exact_matches(self, masked_key: str, limit: int) -> list[Any]:
+        """``BankStore.exact_matches``: the examples whose masked key is ``masked_key``, most used first
+        (use count, merge count, id: the store's order; every update of the bank changes the version)."""
+        from example_bank.store import _row_to_example
+
+        found = [i for i in self._keys.get(masked_key, ())]
+        found.sort(key=lambda i: (-self.rows[i][10], -self.rows[i][11], self.rows[i][0]))
+        return [_row_to_example(self._example_row(i)) for i in found[: max(int(limit), 0)]]
+
+    @property
+    def _keys(self) -> dict[str, list[int]]:
+        keys = self.__dict__.get("_key_index")
+        if keys is None:
+            keys = {}
+            for i, row in enumerate(self.rows):
+                keys.setdefault(row[16], []).append(i)
+            self._key_index = keys
+        return keys
 
     def regex_rows(self, columns: str, condition: str, params: Sequence[Any], limit: int) -> list[tuple] | None:
         """``verified_rows``' answer from memory, or None when it must ask the store."""
@@ -180,8 +199,8 @@ def load_snapshot(store: Any, allowed: Any, stamp: tuple) -> BankSnapshot | None
         fetched = store.execute(query + " ORDER BY id", args).fetchall()
     except Exception:
         return None
-    rows = [tuple(r[:16]) for r in fetched]
-    vectors = [_floats(r[16]) for r in fetched]
+    rows = [tuple(r[:17]) for r in fetched]
+    vectors = [_floats(r[17]) for r in fetched]
     matrix = np.asarray(vectors, dtype=np.float32).astype(np.float64) if fetched else np.zeros((0, 0))
     norms = np.einsum("ij,ij->i", matrix, matrix) if fetched else np.zeros(0)
     ascii = {col: all((r[_ROW_INDEX[col]] or "").isascii() for r in rows) for col in ("question", "masked_question")}
@@ -192,6 +211,21 @@ def _floats(value: Any) -> Any:
     if hasattr(value, "to_numpy"):  # pgvector's Vector
         return value.to_numpy()
     return json.loads(value) if isinstance(value, str) else value  # text, without pgvector's adapter
+
+
+def exact_from_snapshot(retriever: Any) -> Any:
+    """A ``BankStore.exact_matches`` for the retriever's scope that answers from the snapshot inside
+    an ask, and asks the store otherwise."""
+
+    def exact_matches(masked_key: str, *, allowed_tables: Any, statuses: Sequence[str] = ("verified",),
+                      limit: int = 5) -> list[Any]:
+        if tuple(statuses) == ("verified",):
+            snapshot = snapshot_for(retriever.store, allowed_tables)
+            if snapshot is not None:
+                return snapshot.exact_matches(masked_key, limit)
+        return retriever.bank.exact_matches(masked_key, allowed_tables=allowed_tables, statuses=statuses, limit=limit)
+
+    return exact_matches
 
 
 def nearest_from_snapshot(retriever: Any) -> Any:
