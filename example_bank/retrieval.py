@@ -206,6 +206,10 @@ class Retriever:
         self.filter_tables = filter_tables
         self.value_bonus = value_bonus
         self.candidates = candidates
+        #: The nearest-example search and the exact look-up (``BankStore``'s signatures); the asker may
+        #: answer them from a snapshot of the bank held in the process (``sqlgenie.inference.bank_snapshot``).
+        self.nearest = self.bank.nearest
+        self.exact_matches = self.bank.exact_matches
         self.refresh()
 
     def refresh(self) -> None:
@@ -243,7 +247,7 @@ class Retriever:
         limit = self.threshold if threshold is None else threshold
         masked = self.mask(question)
         if exact is None:
-            exact = self.bank.exact_matches(masked.key, allowed_tables=self.allowed, statuses=self.statuses, limit=k)
+            exact = self.exact_matches(masked.key, allowed_tables=self.allowed, statuses=self.statuses, limit=k)
         matches = [ScoredExample(e, 1.0, exact=True) for e in exact]
         if len(matches) < k:
             vector = self.encode([embedding_text(masked)])[0]
@@ -251,7 +255,7 @@ class Retriever:
             mine = span_values(masked.spans)
             pool = [
                 hit
-                for hit in self.bank.nearest(
+                for hit in self.nearest(
                     vector, k=self.candidates * k + len(matches), allowed_tables=self.allowed,
                     statuses=self.statuses, ef_search=self.ef_search,
                 )

@@ -52,6 +52,7 @@ from sqlgenie.inference import precision
 from sqlgenie.inference import sides
 from sqlgenie.inference import tie_spelling, tie_words
 from sqlgenie.inference import unread_words
+from sqlgenie.inference.bank_snapshot import exact_from_snapshot, nearest_from_snapshot
 from sqlgenie.inference.verify import adapt_verified, bank_values, one_bank_stamp
 from sqlgenie.inference.think import ThinkAnswer, example_summary, think_route
 
@@ -390,6 +391,8 @@ class Asker:
             self.store, target, encode=self.encode, threshold=self.settings.match_threshold,
             provider=_scoped_onboarded(self.schemas),
         )
+        self.retriever.nearest = nearest_from_snapshot(self.retriever)  # the store outside an ask
+        self.retriever.exact_matches = exact_from_snapshot(self.retriever)
         if self.schemas is not None and self.catalog.tables:
             self.retriever.vocabulary = scoped_vocabulary(self.store, self.schemas)
         self.value_index = load_value_columns(self.store, self.schemas)
@@ -603,7 +606,7 @@ class Asker:
         r = self.retriever
         masked = r.mask(question)
         if requested != "think":
-            exact = r.bank.exact_matches(masked.key, allowed_tables=r.allowed, statuses=r.statuses, limit=RETRIEVE_K)
+            exact = r.exact_matches(masked.key, allowed_tables=r.allowed, statuses=r.statuses, limit=RETRIEVE_K)
             if exact:
                 return RetrievalResult(question, masked, 0.0, [ScoredExample(e, 1.0, exact=True) for e in exact],
                                        (time.perf_counter() - started) * 1000.0)

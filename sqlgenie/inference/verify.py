@@ -685,6 +685,12 @@ def verified_rows(store: Any, allowed: Any, columns: str, condition: str, params
     ``allowed``; None: all) meeting ``condition`` (an SQL fragment of this module's callers with
     ``%s`` placeholders for ``params``), by id unless ``by_id`` is false. ``[]`` when the store
     cannot answer: these lookups learn from the bank, and without them a rule licenses nothing."""
+    from sqlgenie.inference.bank_snapshot import snapshot_for
+
+    if by_id and (snapshot := snapshot_for(store, allowed)) is not None:
+        held = snapshot.regex_rows(columns, condition, params, limit)
+        if held is not None:
+            return held
     query = f"SELECT {columns} FROM sqlgenie.bank_examples WHERE status = 'verified' AND {condition}"
     args = list(params)
     if allowed is not None:
@@ -719,8 +725,8 @@ def one_bank_stamp() -> Iterator[None]:
 
 
 def bank_stamp(retriever: Any) -> tuple | None:
-    """``(scope, count, max id)`` of the verified bank in the retriever's scope: what
-    caches kept on the retriever compare to know the bank changed; None when unknown.
+    """``(scope, bank version)`` of the retriever's scope: what caches kept on the retriever
+    compare to know the bank changed; None when unknown.
     Read once per ask inside :func:`one_bank_stamp`."""
     store = getattr(retriever, "store", None)
     if store is None:
@@ -729,6 +735,19 @@ def bank_stamp(retriever: Any) -> tuple | None:
     memo = _ASK_STAMPS.get()
     if memo is None:
         return _read_bank_stamp(store, allowed)
+    return _memo_stamp(memo, store, allowed)
+
+
+def ask_scope_stamp(store: Any, allowed: Any) -> tuple | None:
+    """The stamp of ``store``'s bank in scope ``allowed`` as the current ask reads it (once per ask);
+    None outside an ask (:func:`one_bank_stamp`): what is held in the process is then not used."""
+    memo = _ASK_STAMPS.get()
+    if memo is None:
+        return None
+    return _memo_stamp(memo, store, allowed)
+
+
+def _memo_stamp(memo: dict, store: Any, allowed: Any) -> tuple | None:
     key = (id(store), tuple(sorted(allowed)) if allowed is not None else None)
     if key not in memo:
         memo[key] = _read_bank_stamp(store, allowed)
@@ -736,13 +755,11 @@ def bank_stamp(retriever: Any) -> tuple | None:
 
 
 def _read_bank_stamp(store: Any, allowed: Any) -> tuple | None:
+    """``(scope, version)``: the version row a trigger keeps (migration 0011) changes with every write
+    of the bank, so one indexed one-row read stands for the scope's count and max id it replaced."""
     try:
-        if allowed is None:
-            row = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'")
-        else:
-            row = store.execute("SELECT count(*), max(id) FROM sqlgenie.bank_examples WHERE status = 'verified'"
-                                " AND tables <@ %s", (sorted(allowed),))
-        return (tuple(sorted(allowed)) if allowed is not None else None, *row.fetchone())
+        row = store.execute("SELECT version FROM sqlgenie.bank_version").fetchone()
+        return (tuple(sorted(allowed)) if allowed is not None else None, row[0])
     except Exception:
         return None
 
