@@ -24,6 +24,16 @@ group (the bank's paraphrases of its query) and, for the answer head, what the v
   ..." from "*how much* is a FIRST class round trip ...": fares for flights). Licensed when a paraphrase of
   the example's query is worded without "how much" and says nothing neither question says.
 
+* :func:`output_word` (``OUTPUT_WORD``) - a word only one of the two questions says that the verified bank
+  answers with an output column (:class:`OutputWords`: the column is returned by at least :attr:`~OutputWords.
+  MIN_SHARE` of the bank questions saying the word, at least :attr:`~OutputWords.MIN_USES` of them, and
+  :attr:`~OutputWords.MIN_LIFT` times as often as by the bank's questions at large): said by the question
+  only while the query does not return that column ("show me the DAILY flight *schedule* between X and Y"
+  answered with flights where "schedule" asks for the times), or said by the example only while the query
+  returns it and no word of the question asks for it. Only the words of a question's answer phrase are read
+  (what it asks for: "flights with the cheapest *fare*" asks for flights). Licensed as the wording checks license words (a
+  paraphrase of the example's query saying the added word, or worded without the dropped one).
+
 "and" / "or", "how much" and the parts of speech skipped are closed classes of English; what a head asks
 for is learned from the bank. Each rule has a switch. Hook: :func:`check_candidate` in ``Asker._adapt``
 after :func:`.unmet_words.check_candidate`, under the same veto.
@@ -31,25 +41,31 @@ after :func:`.unmet_words.check_candidate`, under the same veto.
 
 from __future__ import annotations
 
+import functools
+import re
+from collections import Counter
 from typing import Any, Iterator, Sequence
 
 from sqlglot import exp
 
 from sqlgenie.inference.refusals import code_of, refuse_first
+from sqlgenie.inference.verify import LazyBankModel
 
-__all__ = ["REASON_CODES", "check_candidate", "coordinated_word", "dropped_amount", "findings",
-           "modifier_head", "reason_code"]
+__all__ = ["REASON_CODES", "OutputWords", "check_candidate", "coordinated_word", "dropped_amount", "findings",
+           "modifier_head", "output_word", "output_words", "reason_code"]
 
 REASON_CODES = {
     "joins it with": "coordinated_word",
     "only as a modifier of": "modifier_head",
     "the example asks how much": "dropped_amount",
+    "which the verified examples answer with": "output_word",
 }
 
 #: switches (benchmarks turn one rule off at a time)
 COORDINATED = True
 MODIFIER_HEAD = True
 DROPPED_AMOUNT = True
+OUTPUT_WORD = True
 
 _MASK = "#"
 #: coordinating conjunctions (a closed class)
@@ -192,11 +208,154 @@ def dropped_amount(tree: exp.Expression, example_masked: str, new_masked: str, h
     return []
 
 
+# --------------------------------------------------------------------------- words the bank answers with a column
+
+
+@functools.lru_cache(maxsize=4096)
+def _outputs_of(sql: str) -> frozenset[str]:
+    """``table.column`` of each plain column of the outer projection of ``sql`` (a bank text: cached)."""
+    from sqlgenie.autocorrect.base import parsed_read_only
+    from sqlgenie.inference.answer_words import output_names
+
+    try:
+        return frozenset(column for column, _names in output_names(parsed_read_only(sql)))
+    except Exception:
+        return frozenset()
+
+
+class OutputWords:
+    """What the verified bank returns when a question says a word: per word (a lemma), the output columns
+    (``table.column``) returned by at least :data:`MIN_SHARE` of the bank's questions saying it (at least
+    :data:`MIN_USES` of them, up to :data:`SAMPLE` read) and :data:`MIN_LIFT` times as often as by the
+    bank's questions at large (:data:`BASE_SAMPLE` read once): a word that picks the answer, not one every
+    question of the set says. Read per word on first use, from the bank in the retriever's scope."""
+
+    MIN_USES = 4
+    MIN_SHARE = 0.6
+    MIN_LIFT = 3.0
+    SAMPLE = 300
+    BASE_SAMPLE = 3000
+
+    def __init__(self, store: Any, allowed: Any, stamp: Any = None) -> None:
+        self.store, self.allowed, self.stamp = store, allowed, stamp
+        self.cache: dict[str, dict[str, tuple[int, int]]] = {}
+        self._base: tuple[int, Counter] | None = None
+
+    def base(self) -> tuple[int, Counter]:
+        if self._base is None:
+            from sqlgenie.inference.verify import verified_rows
+
+            rows = verified_rows(self.store, self.allowed, "sql", "TRUE", [], self.BASE_SAMPLE)
+            counts: Counter = Counter()
+            for (sql,) in rows:
+                counts.update(_outputs_of(sql))
+            self._base = (len(rows), counts)
+        return self._base
+
+    def tied(self, word: str) -> dict[str, tuple[int, int]]:
+        """``{column: (questions returning it, questions saying the word)}`` of the columns ``word`` picks."""
+        got = self.cache.get(word)
+        if got is not None:
+            return got
+        from sqlgenie.inference.verify import lemma, tokens, verified_rows
+
+        rows = verified_rows(self.store, self.allowed, "masked_question, sql", "masked_question ~* %s",
+                             [r"\m" + re.escape(word)], self.SAMPLE)
+        uses, counts = 0, Counter()
+        for masked, sql in rows:
+            if word not in {lemma(w) for w in tokens(masked)}:
+                continue
+            found = _outputs_of(sql)
+            if found:
+                uses += 1
+                counts.update(found)
+        out: dict[str, tuple[int, int]] = {}
+        if uses >= self.MIN_USES:
+            total, base = self.base()
+            for column, n in counts.items():
+                share = n / uses
+                if share >= self.MIN_SHARE and (not total or share >= self.MIN_LIFT * base[column] / total):
+                    out[column] = (n, uses)
+        self.cache[word] = out
+        return out
+
+
+class _LazyOutputWords(LazyBankModel):
+    """:class:`OutputWords` of the retriever's scope, resolved on the first look-up and kept on the
+    retriever until its verified bank changes."""
+
+    def __init__(self, retriever: Any) -> None:
+        super().__init__(retriever, "_output_words", lambda store, allowed, stamp: OutputWords(store, allowed, stamp))
+
+    def tied(self, word: str) -> dict[str, tuple[int, int]]:
+        model = self.get()
+        return model.tied(word) if model is not None else {}
+
+
+def output_words(retriever: Any) -> Any:
+    """What the bank answers each word with (:class:`OutputWords`), looked up lazily."""
+    return _LazyOutputWords(retriever)
+
+
+def _shown(column: str, tied: dict[str, tuple[int, int]]) -> str:
+    n, uses = tied[column]
+    return f"{column} ({n} of {uses})"
+
+
+def _answer_words(masked: str, schema_word: Any = None) -> set[str]:
+    """The lemmas of a question's answer phrase (:func:`.verify.question_roles`' items): what it asks for."""
+    from sqlgenie.inference.verify import question_roles
+
+    return {w for item in question_roles(masked, None, schema_word).items for w in item}
+
+
+def output_word(tree: exp.Expression, example_masked: str, new_masked: str, words: Any,
+                group: Any = None, schema_word: Any = None) -> list[str]:
+    """See module doc. Only words of the answer phrase (what a question asks for) are read."""
+    from sqlgenie.inference.verify import lemma, tokens
+
+    if words is None:
+        return []
+    outputs = _outputs_of_tree(tree)
+    if not outputs:
+        return []
+    ex = [lemma(w) for w in tokens(example_masked) if not _function_word(w)]
+    new = [lemma(w) for w in tokens(new_masked) if not _function_word(w)]
+    ex_asked, new_asked = _answer_words(example_masked, schema_word), _answer_words(new_masked, schema_word)
+    for word in dict.fromkeys(w for w in new if w not in ex and w in new_asked):
+        if group is not None and group.word_added_ok(word):
+            continue
+        tied = words.tied(word)
+        if tied and not set(tied) & outputs:
+            column = sorted(tied)[0]
+            return [f"your question says \u201c{word}\u201d, which the verified examples answer with "
+                    f"{_shown(column, tied)}; this query does not return it"]
+    for word in dict.fromkeys(w for w in ex if w not in new and w in ex_asked):
+        if group is not None and group.removed_ok({word}):
+            continue
+        kept = set(words.tied(word)) & outputs
+        if not kept:
+            continue
+        asked = set().union(*(set(words.tied(w)) for w in dict.fromkeys(new))) if new else set()
+        for column in sorted(kept - asked):
+            if set(new) & _column_words(column):
+                continue
+            return [f"the example says \u201c{word}\u201d, which the verified examples answer with "
+                    f"{_shown(column, words.tied(word))}; this query returns it and your question does not ask for it"]
+    return []
+
+
+def _outputs_of_tree(tree: exp.Expression) -> frozenset[str]:
+    from sqlgenie.inference.answer_words import output_names
+
+    return frozenset(column for column, _names in output_names(tree))
+
+
 # --------------------------------------------------------------------------- hook
 
 
 def findings(adapted: Any, example_masked: str, new_masked: str, *, group: Any = None, heads: Any = None,
-             catalog: Any = None, schema_word: Any = None) -> Iterator[tuple[str, list[str]]]:
+             catalog: Any = None, schema_word: Any = None, words: Any = None) -> Iterator[tuple[str, list[str]]]:
     """(rule, reasons) of every switched-on rule, lazily."""
     if example_masked.strip().lower() == new_masked.strip().lower():
         return  # the same wording asks the same query
@@ -209,11 +368,13 @@ def findings(adapted: Any, example_masked: str, new_masked: str, *, group: Any =
         yield "modifier head", modifier_head(tree, example_masked, new_masked, heads, catalog, schema_word, group)
     if DROPPED_AMOUNT:
         yield "dropped amount", dropped_amount(tree, example_masked, new_masked, heads, catalog, group)
+    if OUTPUT_WORD:
+        yield "output word", output_word(tree, example_masked, new_masked, words, group, schema_word)
 
 
 def check_candidate(adapted: Any, example_masked: str, new_masked: str, *, group: Any = None, heads: Any = None,
-                    catalog: Any = None, schema_word: Any = None) -> Any:
+                    catalog: Any = None, schema_word: Any = None, words: Any = None) -> Any:
     """Run the rules under the veto on one verified adaptation (changed in place): the first that finds a
     reason refuses it. Returns ``adapted``."""
     return refuse_first(adapted, findings(adapted, example_masked, new_masked, group=group, heads=heads,
-                                          catalog=catalog, schema_word=schema_word))
+                                          catalog=catalog, schema_word=schema_word, words=words))
