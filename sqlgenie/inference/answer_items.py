@@ -66,6 +66,7 @@ COORDINATED = True
 MODIFIER_HEAD = True
 DROPPED_AMOUNT = True
 OUTPUT_WORD = True
+OUTPUT_WORD_DROPPED = True  # the example's word, returned and unasked (see output_word)
 
 _MASK = "#"
 #: coordinating conjunctions (a closed class)
@@ -330,7 +331,7 @@ def output_word(tree: exp.Expression, example_masked: str, new_masked: str, word
             column = sorted(tied)[0]
             return [f"your question says \u201c{word}\u201d, which the verified examples answer with "
                     f"{_shown(column, tied)}; this query does not return it"]
-    for word in dict.fromkeys(w for w in ex if w not in new and w in ex_asked):
+    for word in dict.fromkeys(w for w in ex if w not in new and w in ex_asked and OUTPUT_WORD_DROPPED):
         if group is not None and group.removed_ok({word}):
             continue
         kept = set(words.tied(word)) & outputs
