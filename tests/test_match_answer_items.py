@@ -134,3 +134,34 @@ def test_dropped_amount_needs_an_unnamed_output():
                               "which flights and fares go from [MASK] to [MASK]")
     assert not dropped_amount(tree, "which flights go from [MASK] to [MASK] and how much do they cost",
                               "how much are the flights from [MASK] to [MASK]")
+
+
+class _Words:
+    """What the bank answers a word with (:class:`.answer_items.OutputWords`' ``tied``)."""
+
+    def __init__(self, tied):
+        self.tied_of = tied
+
+    def tied(self, word):
+        return dict(self.tied_of.get(word, {}))
+
+
+class _Adapted:
+    def __init__(self, sql):
+        self.tree = parse_sql(sql)
+
+
+def test_output_word_reads_an_added_word_of_the_answer_phrase():
+    words = _Words({"schedule": {"flight.arrival_time": (11, 13)}})
+    flights = _Adapted("SELECT DISTINCT f.flight_id FROM air.flight AS f WHERE f.from_city = 'C1'")
+    found = [r for _rule, reasons in answer_items.findings(
+        flights, "show me all [MASK] flights between [MASK] and [MASK]",
+        "show me the [MASK] flight schedule between [MASK] and [MASK]", words=words) for r in reasons]
+    assert found and reason_code(found[0]) == "output_word"
+    times = _Adapted("SELECT DISTINCT f.arrival_time FROM air.flight AS f WHERE f.from_city = 'C1'")
+    assert not [r for _rule, reasons in answer_items.findings(
+        times, "show me all [MASK] flights between [MASK] and [MASK]",
+        "show me the [MASK] flight schedule between [MASK] and [MASK]", words=words) for r in reasons]
+    # a word outside the answer phrase ("flights with a schedule ...") asks for flights
+    assert not answer_items.output_word(flights.tree, "show me all [MASK] flights between [MASK] and [MASK]",
+                                        "show me all [MASK] flights with a schedule between [MASK] and [MASK]", words)

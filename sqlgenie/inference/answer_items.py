@@ -66,7 +66,7 @@ COORDINATED = True
 MODIFIER_HEAD = True
 DROPPED_AMOUNT = True
 OUTPUT_WORD = True
-OUTPUT_WORD_DROPPED = True  # the example's word, returned and unasked (see output_word)
+OUTPUT_WORD_DROPPED = False  # off: lost a right scholar answer ("earliest" for the example's "first"); see docs/benchmarks.md
 
 _MASK = "#"
 #: coordinating conjunctions (a closed class)
