@@ -7,11 +7,22 @@ Each end-to-end test asks with the rule on (refused, with its ``reason_code``) a
 from __future__ import annotations
 
 import pytest
-from bank_fixture import AIR_ROUTE, air_route, bank_asker, create_air, refused_then_answered_without
+from bank_fixture import (
+    AIR_ROUTE,
+    air_route,
+    bank_asker,
+    create_air,
+    refused_then_answered_without,
+)
 
 from sqlgenie.autocorrect.base import parse_sql
 from sqlgenie.inference import answer_items
-from sqlgenie.inference.answer_items import coordinated_word, dropped_amount, modifier_head, reason_code
+from sqlgenie.inference.answer_items import (
+    coordinated_word,
+    dropped_amount,
+    modifier_head,
+    reason_code,
+)
 
 CITIES = ["Boston", "Chicago", "Denver", "Seattle", "Phoenix", "Houston"]
 

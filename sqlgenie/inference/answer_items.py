@@ -42,9 +42,11 @@ after :func:`.unmet_words.check_candidate`, under the same veto.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections import Counter
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from sqlglot import exp
 
@@ -159,7 +161,7 @@ def modifier_head(tree: exp.Expression, example_masked: str, new_masked: str, he
 
 
 def _how_much(words: Sequence[str]) -> bool:
-    return any(a == "how" and b == "much" for a, b in zip(words, words[1:]))
+    return any(a == "how" and b == "much" for a, b in itertools.pairwise(words))
 
 
 def _column_words(column: str) -> set[str]:
@@ -205,7 +207,7 @@ def dropped_amount(tree: exp.Expression, example_masked: str, new_masked: str, h
     for column, names in output_names(tree, catalog):
         if not _named(column, names, new_words, heads):
             return [f"the example asks how much, and this query returns {column} for it; your question does "
-                    f"not ask how much and names no {sorted(_column_words(column))[0]}"]
+                    f"not ask how much and names no {min(_column_words(column))}"]
     return []
 
 
@@ -328,7 +330,7 @@ def output_word(tree: exp.Expression, example_masked: str, new_masked: str, word
             continue
         tied = words.tied(word)
         if tied and not set(tied) & outputs:
-            column = sorted(tied)[0]
+            column = min(tied)
             return [f"your question says \u201c{word}\u201d, which the verified examples answer with "
                     f"{_shown(column, tied)}; this query does not return it"]
     for word in dict.fromkeys(w for w in ex if w not in new and w in ex_asked and OUTPUT_WORD_DROPPED):
