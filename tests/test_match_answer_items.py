@@ -173,6 +173,13 @@ def test_output_word_reads_an_added_word_of_the_answer_phrase():
     assert not [r for _rule, reasons in answer_items.findings(
         times, "show me all [MASK] flights between [MASK] and [MASK]",
         "show me the [MASK] flight schedule between [MASK] and [MASK]", words=words) for r in reasons]
+    # a kind of the thing after "of" is read with that thing, not alone
+    types = _Words({"type": {"aircraft.aircraft_code": (18, 22)}})
+    ground = _Adapted("SELECT DISTINCT g.transport_type FROM air.ground AS g WHERE g.city = 'C1'")
+    assert not answer_items.output_word(ground.tree, "what ground transportation is available at [MASK]",
+                                        "what type of ground transportation is available at [MASK]", types)
+    assert answer_items.output_word(ground.tree, "what ground transportation is available at [MASK]",
+                                    "what type is available at [MASK]", types)
     # a word outside the answer phrase ("flights with a schedule ...") asks for flights
     assert not answer_items.output_word(flights.tree, "show me all [MASK] flights between [MASK] and [MASK]",
                                         "show me all [MASK] flights with a schedule between [MASK] and [MASK]", words)

@@ -31,7 +31,8 @@ group (the bank's paraphrases of its query) and, for the answer head, what the v
   only while the query does not return that column ("show me the DAILY flight *schedule* between X and Y"
   answered with flights where "schedule" asks for the times), or said by the example only while the query
   returns it and no word of the question asks for it. Only the words of a question's answer phrase are read
-  (what it asks for: "flights with the cheapest *fare*" asks for flights). Licensed as the wording checks license words (a
+  (what it asks for: "flights with the cheapest *fare*" asks for flights), and not a word right before "of"
+  ("what *types* of ground transportation": the bank's "type" is mostly "type of aircraft"). Licensed as the wording checks license words (a
   paraphrase of the example's query saying the added word, or worded without the dropped one).
 
 "and" / "or", "how much" and the parts of speech skipped are closed classes of English; what a head asks
@@ -305,6 +306,16 @@ def _shown(column: str, tied: dict[str, tuple[int, int]]) -> str:
     return f"{column} ({n} of {uses})"
 
 
+def _kind_words(masked: str) -> set[str]:
+    """Lemmas of the words right before "of" ("what *types* of ground transportation"): a kind of the thing
+    the "of" phrase names, which says what is asked (what the bank's "type of aircraft" answers is no reading
+    of "type" alone)."""
+    from sqlgenie.inference.verify import lemma, tokens
+
+    words = tokens(masked)
+    return {lemma(a) for a, b in itertools.pairwise(words) if b == "of"}
+
+
 def _answer_words(masked: str, schema_word: Any = None) -> set[str]:
     """The lemmas of a question's answer phrase (:func:`.verify.question_roles`' items): what it asks for."""
     from sqlgenie.inference.verify import question_roles
@@ -325,8 +336,9 @@ def output_word(tree: exp.Expression, example_masked: str, new_masked: str, word
     ex = [lemma(w) for w in tokens(example_masked) if not _function_word(w)]
     new = [lemma(w) for w in tokens(new_masked) if not _function_word(w)]
     ex_asked, new_asked = _answer_words(example_masked, schema_word), _answer_words(new_masked, schema_word)
+    kinds = _kind_words(new_masked)
     for word in dict.fromkeys(w for w in new if w not in ex and w in new_asked):
-        if group is not None and group.word_added_ok(word):
+        if word in kinds or (group is not None and group.word_added_ok(word)):
             continue
         tied = words.tied(word)
         if tied and not set(tied) & outputs:
