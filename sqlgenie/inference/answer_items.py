@@ -102,8 +102,21 @@ def _coordinated_pairs(words: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
-def coordinated_word(example_masked: str, new_masked: str, group: Any = None) -> list[str]:
-    """See module doc. The example must say its word alone (not in an "and" / "or" of its own)."""
+def _answers(tree: exp.Expression | None, word: str) -> bool:
+    """Whether the query's outer projection returns a column ``word`` names (its name or a synonym:
+    :func:`.answer_words.output_names`, or :func:`_column_words`): the query answers it."""
+    from sqlgenie.inference.answer_words import _names, output_names
+
+    if tree is None:
+        return False
+    return any(_names(word, names | _column_words(column)) for column, names in output_names(tree))
+
+
+def coordinated_word(example_masked: str, new_masked: str, group: Any = None,
+                     tree: exp.Expression | None = None) -> list[str]:
+    """See module doc. The example must say its word alone (not in an "and" / "or" of its own), and the query
+    must return nothing the added word names ("the major *and age* of students" from a paraphrase whose query
+    returns both)."""
     from sqlgenie.inference.verify import lemma, tokens
 
     ex_words, new_words = tokens(example_masked), tokens(new_masked)
@@ -115,6 +128,8 @@ def coordinated_word(example_masked: str, new_masked: str, group: Any = None) ->
                 continue
             if group is not None and group.word_added_ok(added):
                 continue  # a paraphrase of the example's query says it
+            if _answers(tree, added):
+                continue  # the query returns what the added word names
             return [f"your question asks for \u201c{added}\u201d and joins it with \u201c{kept}\u201d "
                     f"(\u201c{left} and {right}\u201d); the example asks for \u201c{kept}\u201d alone, and this "
                     f"query answers only that"]
@@ -139,6 +154,8 @@ def modifier_head(tree: exp.Expression, example_masked: str, new_masked: str, he
     if not new.heads or not ex.heads or new.count or ex.count or new.owner:
         return []
     head, ex_head = new.heads[0], ex.heads[0]
+    if head in _STORAGE:
+        return []  # "the continent *name*": how the modifier's thing is stored, not another thing
     if head == ex_head or head in ex.heads or head in {lemma(w) for w in ex.words}:
         return []
     if group is not None and group.word_added_ok(head):
@@ -338,7 +355,7 @@ def output_word(tree: exp.Expression, example_masked: str, new_masked: str, word
     ex_asked, new_asked = _answer_words(example_masked, schema_word), _answer_words(new_masked, schema_word)
     kinds = _kind_words(new_masked)
     for word in dict.fromkeys(w for w in new if w not in ex and w in new_asked):
-        if word in kinds or (group is not None and group.word_added_ok(word)):
+        if word in kinds or word in _STORAGE or (group is not None and group.word_added_ok(word)):
             continue
         tied = words.tied(word)
         if tied and not set(tied) & outputs:
@@ -378,7 +395,7 @@ def findings(adapted: Any, example_masked: str, new_masked: str, *, group: Any =
     if tree is None:
         return
     if COORDINATED:
-        yield "coordinated word", coordinated_word(example_masked, new_masked, group)
+        yield "coordinated word", coordinated_word(example_masked, new_masked, group, tree)
     if MODIFIER_HEAD:
         yield "modifier head", modifier_head(tree, example_masked, new_masked, heads, catalog, schema_word, group)
     if DROPPED_AMOUNT:
