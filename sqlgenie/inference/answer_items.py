@@ -203,8 +203,8 @@ def _named(column: str, names: set[str], new_words: Sequence[str], heads: Any) -
     from sqlgenie.inference.verify import lemma
 
     said = {lemma(w) for w in new_words if not _function_word(w)}
-    named = _column_words(column) | names
-    if any(n == w or (len(w) >= 4 and n.endswith(w)) for n in named for w in said):
+    own = {lemma(column.split(".", 1)[1].lower())} | _column_words(column)  # its name, not the catalog's synonyms
+    if any(n == w or (len(w) >= 4 and n.endswith(w)) for n in own for w in said):
         return True  # a word of its name, or the end of a compound name ("type": pettype)
     if heads is None:
         return False
