@@ -45,7 +45,7 @@ from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGeni
 from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference import answer_words, between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
 from sqlgenie.inference import example_parts, example_sides, head_reading, number_place, read_apart, unclear_answers
-from sqlgenie.inference import unmet_words
+from sqlgenie.inference import answer_items, unmet_words
 from sqlgenie.inference import free_words, match_support, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
@@ -635,6 +635,7 @@ class Asker:
         const_words = sides.constant_words(self.retriever, self.catalog)  # words the bank ties to constants
         place_words = other_query.value_places(self.retriever, self.catalog)  # words the bank ties to a column
         head_words = answer_words.answer_heads(self.retriever, self.catalog, self._schema_word)  # read lazily
+        output_cols = answer_items.output_words(self.retriever)  # columns the bank returns for a word (lazily)
         head_ties = head_reading.head_tables(self.retriever)  # tables the bank reads for a word (lazily)
         who_rows = head_reading.who_answers(self.retriever, self.catalog)  # what the bank answers "who" with
         wh_nouns = example_parts.wh_nouns(self.retriever, self.catalog, self._schema_word)  # per wh-noun (lazily)
@@ -696,6 +697,9 @@ class Asker:
             unmet_words.check_candidate(adapted, ex_sql, ex.question, retrieval.question, ex_masked.text, asked.text,
                                         group=license, schema_word=self._schema_word, words=tied_words,
                                         catalog=self.catalog)  # prec16: count, spelling, asker, frame
+            answer_items.check_candidate(adapted, ex_masked.text, asked.text, group=license, heads=head_words,
+                                         catalog=self.catalog, schema_word=self._schema_word,
+                                         words=output_cols)  # prec17
             example_sides.check_candidate(adapted, retrieval.question)  # atis14c: "from X" bound as a destination
             number_place.check_candidate(adapted, retrieval.question)  # atis14c: "at 1524" bound as a flight number
             if swapped and adapted.ok:
