@@ -65,6 +65,7 @@ from sqlgenie.inference.number_place import REASON_CODES as NUMBER_PLACE_CODES
 from sqlgenie.inference.clock_numbers import REASON_CODES as CLOCK_CODES
 from sqlgenie.inference.unread_words import REASON_CODES as UNREAD_CODES
 from sqlgenie.inference.route_ends import REASON_CODES as ROUTE_ENDS_CODES
+from sqlgenie.inference.asked_returns import REASON_CODES as ASKED_RETURNS_CODES
 from sqlgenie.errors import InputError, SqlGenieError
 from sqlgenie.eval.datasets import Dataset, Question, SpiderDataset
 from sqlgenie.eval.gold import TranspileError
@@ -434,6 +435,7 @@ def _reason_bucket(reason: str) -> str:
         *NUMBER_PLACE_CODES.items(),
         *CLOCK_CODES.items(),
         *ROUTE_ENDS_CODES.items(),
+        *ASKED_RETURNS_CODES.items(),
     ):
         if key in text:
             return label

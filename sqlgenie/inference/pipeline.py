@@ -45,7 +45,7 @@ from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGeni
 from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference import answer_words, between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
 from sqlgenie.inference import example_parts, example_sides, head_reading, number_place, read_apart, unclear_answers
-from sqlgenie.inference import unmet_words
+from sqlgenie.inference import asked_returns, unmet_words
 from sqlgenie.inference import free_words, match_support, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
@@ -693,6 +693,8 @@ class Asker:
             unmet_words.check_candidate(adapted, ex_sql, ex.question, retrieval.question, ex_masked.text, asked.text,
                                         group=license, schema_word=self._schema_word, words=tied_words,
                                         catalog=self.catalog)  # prec16: count, spelling, asker, frame
+            asked_returns.check_candidate(adapted, ex_masked.text, asked.text, catalog=self.catalog,
+                                          schema_word=self._schema_word)  # atis17: the asked thing is returned
             example_sides.check_candidate(adapted, retrieval.question)  # atis14c: "from X" bound as a destination
             number_place.check_candidate(adapted, retrieval.question)  # atis14c: "at 1524" bound as a flight number
             if swapped and adapted.ok:
