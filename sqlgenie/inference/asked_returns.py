@@ -9,13 +9,15 @@ and :mod:`.head_reading` take the head of "journal articles" to be "journal" (th
 so both questions seem to ask for journals. One rule reads the asked thing off the masked question
 (:func:`.verify.question_roles`) and the adapted SQL's outer projection (:func:`.answer_words.output_names`):
 
-* :func:`asked_table` (``ASKED_TABLE``) - the last word of the question's answer phrase names a table of the
-  catalog ("what *journals* ..."), the example's answer phrase is another ("journal articles"), and no plain column
-  the query returns stands for that table (neither its own column, nor a column whose name says it:
-  ``paper.journalid`` says journal, ``flight.airline_code`` airline, ``flight.flight_days`` day). The last word
-  only: in "journal articles" or "airline flights" an earlier word modifies the head, and a phrase that ends in a
-  verb ("which airlines fly") is not read. Questions asking who / where / when, yes / no questions, counts and
-  queries returning aggregates only are left to their own checks.
+* :func:`asked_table` (``ASKED_TABLE``) - the question's answer phrase is one word that names a table of the
+  catalog ("what *journals* ...", "which *airlines* ..."), the example's answer phrase is another ("journal
+  articles"), and no plain column the query returns stands for that table (neither its own column, nor a column
+  whose name says it: ``paper.journalid`` says journal, ``flight.airline_code`` airline, ``flight.flight_days``
+  day). One word only: in "journal articles" or "airline flights" the first word modifies the head, and in "which
+  authors wrote" the phrase runs into a clause ("wrote" would name the table ``writes``). Questions asking who /
+  where / when, yes / no questions, counts and queries returning aggregates only are left to their own checks.
+  :func:`.sides.answer_entity_mismatch` reads two heads that name two tables; here the example's head names none
+  ("article") or the same table as a modifier.
 
 A count asked ("how many ...") is read against the query's projection by :func:`.precision.answer_type_mismatch`
 already, for every candidate; this module reads the thing a listing question names.
@@ -79,9 +81,9 @@ def asked_table(tree: exp.Expression, example_masked: str, new_masked: str, cata
     from sqlgenie.inference.verify import question_roles
 
     new = question_roles(new_masked, None, schema_word)
-    if new.kind in ("who", "where", "when") or new.yesno or new.count or not new.items or not new.items[0]:
-        return []
-    last = new.items[0][-1]
+    if new.kind in ("who", "where", "when") or new.yesno or new.count or not new.items or len(new.items[0]) != 1:
+        return []  # one word asked: "journal articles" asks for articles, "which authors wrote" is a clause
+    last = new.items[0][0]
     table = _table_of(last, catalog)
     if table is None:
         return []
