@@ -40,7 +40,7 @@ __all__ = ["ASKED_TABLE", "REASON_CODES", "asked_table", "check_candidate",
            "findings", "reason_code", "returned_words"]
 
 REASON_CODES = {
-    "your question asks for": "asked_table",
+    "rows); this example's query returns": "asked_table",
 }
 
 #: switches (benchmarks turn one rule off at a time)
