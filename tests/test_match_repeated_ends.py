@@ -68,3 +68,12 @@ def test_two_ends_or_two_legs_are_not_read():
     assert rewrite(_EXAMPLE, round_trip) is round_trip
     back = _masked("flights from BOSTON to DENVER arriving back in BOSTON", ["BOSTON", "DENVER", "BOSTON"])
     assert rewrite(_EXAMPLE, back) is back
+
+
+def test_one_mention_after_verb_and_preposition_is_not_a_repeat():
+    """"departing from BOSTON" names BOSTON once (ATIS seed 13: BOSTON was dropped from the question and the
+    answer counted flights from every city)."""
+    once = _masked("how many flights does UA have departing from BOSTON to DENVER and DALLAS",
+                   ["UA", "BOSTON", "DENVER", "DALLAS"])
+    assert repeated_mentions(once.text, once.spans) == []
+    assert rewrite(_EXAMPLE, once) is once

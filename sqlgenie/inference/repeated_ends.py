@@ -46,7 +46,7 @@ def repeated_mentions(masked_text: str, spans: Any) -> list[tuple[int, bool]]:
     for i, (tok, _) in enumerate(tokens):
         if tok == "[mask]":
             ordinal[i] = len(ordinal)
-    plain = {(cls, place) for cls, preps in _PREPOSITION_OF.items()
+    plain = {(cls, place, i) for cls, preps in _PREPOSITION_OF.items()
              for i, (tok, place) in enumerate(tokens) if place is not None and i and tokens[i - 1][0] in preps}
     out: list[tuple[int, bool]] = []
     for i, (tok, _) in enumerate(tokens):
@@ -58,7 +58,7 @@ def repeated_mentions(masked_text: str, spans: Any) -> list[tuple[int, bool]]:
             j, between = j + 1, True
         if j >= len(tokens) or tokens[j][0] != "[mask]" or tokens[j][1] is None:
             continue
-        if (cls, tokens[j][1]) in plain:
+        if any(c == cls and place == tokens[j][1] and k != j for c, place, k in plain):  # another mention
             out.append((ordinal[j], between))
     return out
 
