@@ -68,3 +68,14 @@ def test_a_modifier_or_a_verb_last_is_not_the_asked_thing():
     assert asked_table(tree, "papers by [MASK]", "journal papers by [MASK]", _LIB) == []  # the head is "papers"
     assert asked_table(tree, "papers by [MASK]", "which authors wrote with [MASK]", _LIB) == []  # runs into a clause
     assert asked_table(tree, "papers by [MASK]", "who are the authors of [MASK]", _LIB) == []  # who: not read here
+
+
+def test_a_table_named_in_the_plural_is_returned_by_its_columns():
+    """Spider seed 3: "Which professionals have operated a treatment ..." against "What are the first name and last
+    name of the professionals who ..." returns ``professionals.first_name``: the table, named in the plural."""
+    catalog = SimpleNamespace(tables=[SimpleNamespace(name="professionals", columns=[]),
+                                      SimpleNamespace(name="treatments", columns=[])], table=lambda *a: None)
+    tree = parse_sql("SELECT DISTINCT t1.first_name, t1.last_name FROM professionals AS t1 JOIN treatments AS t2 ON TRUE")
+    assert "professional" in returned_words(tree, catalog)
+    assert asked_table(tree, "what are the first name and last name of the professionals who have done treatment",
+                       "which professionals have operated a treatment", catalog) == []

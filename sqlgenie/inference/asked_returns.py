@@ -72,7 +72,7 @@ def returned_words(tree: exp.Expression, catalog: Any = None) -> set[str]:
     for column, names in output_names(tree, catalog):
         out |= names
         out |= {lemma(w) for w in column.split(".", 1)[1].split("_") if w}
-    return out | output_entities(tree, catalog)
+    return out | {lemma(e) for e in output_entities(tree, catalog)}  # "professionals" -> professional
 
 
 def asked_table(tree: exp.Expression, example_masked: str, new_masked: str, catalog: Any = None,
