@@ -32,6 +32,7 @@ def asker(module_db_url):
 
 def test_a_destination_said_again_after_arrive_is_one_value(asker, monkeypatch):
     question = "show me the flights from ATLANTA to DALLAS that arrive in DALLAS in the afternoon"
+    monkeypatch.setattr(repeated_ends, "ENABLED", True)  # off by default (no answer changed on ATIS seeds 12 / 13)
     r = asker.ask(question, route="match")
     assert r.status == "ok", r.think and r.think.reason
     assert "'ATLANTA'" in r.sql and "'DALLAS'" in r.sql and "BETWEEN 1200 AND 1800" in r.sql, r.sql
@@ -54,7 +55,8 @@ def _masked(question: str, values: list[str]) -> MaskedQuestion:
 _EXAMPLE = _masked("flights from BOSTON to DENVER that arrive in the afternoon", ["BOSTON", "DENVER"])
 
 
-def test_the_mention_after_the_verb_is_taken_out():
+def test_the_mention_after_the_verb_is_taken_out(monkeypatch):
+    monkeypatch.setattr(repeated_ends, "ENABLED", True)
     q = _masked("a flight from BOSTON to DENVER leaving BOSTON in the afternoon arriving DENVER around 5",
                 ["BOSTON", "DENVER", "BOSTON", "DENVER"])
     assert repeated_mentions(q.text, q.spans) == [(2, False), (3, False)]
@@ -63,14 +65,16 @@ def test_the_mention_after_the_verb_is_taken_out():
     assert [s.text for s in got.spans] == ["BOSTON", "DENVER"]
 
 
-def test_two_ends_or_two_legs_are_not_read():
+def test_two_ends_or_two_legs_are_not_read(monkeypatch):
+    monkeypatch.setattr(repeated_ends, "ENABLED", True)
     round_trip = _masked("flights from BOSTON to DENVER and from DENVER to BOSTON", ["BOSTON", "DENVER", "DENVER", "BOSTON"])
     assert rewrite(_EXAMPLE, round_trip) is round_trip
     back = _masked("flights from BOSTON to DENVER arriving back in BOSTON", ["BOSTON", "DENVER", "BOSTON"])
     assert rewrite(_EXAMPLE, back) is back
 
 
-def test_one_mention_after_verb_and_preposition_is_not_a_repeat():
+def test_one_mention_after_verb_and_preposition_is_not_a_repeat(monkeypatch):
+    monkeypatch.setattr(repeated_ends, "ENABLED", True)
     """"departing from BOSTON" names BOSTON once (ATIS seed 13: BOSTON was dropped from the question and the
     answer counted flights from every city)."""
     once = _masked("how many flights does UA have departing from BOSTON to DENVER and DALLAS",
