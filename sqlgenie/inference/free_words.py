@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["ENABLED", "IMPLIED_CONSTANTS", "MIN_GROUPS", "free_words", "FreeWords", "unworded"]
+__all__ = ["ENABLED", "FOCUS", "IMPLIED_CONSTANTS", "MIN_GROUPS", "focus_apart", "free_words", "FreeWords", "unworded"]
 
 #: On: free words are left out of the deeper license's added and dropped words. Off: every word counts.
 ENABLED = True
@@ -151,6 +151,20 @@ def equative(text: str) -> bool:
     return bool(_EQUATIVE.search(text.lower()))
 
 
+#: On (with :data:`IMPLIED_CONSTANTS`): when one question says a restrictive focus word ("only", a closed class of
+#: English) and the other does not, every word counts: "Is ANTHRCUL 375 *only* offered in the Fall ?" asks whether it
+#: is offered in no other semester, which "Is AEROSP 513 available to me in the Fall ?" never asks (ADVISING seed 13,
+#: helper atis17: "only", "offered" and "available" were all free there).
+FOCUS = True
+_FOCUS = frozenset({"only", "solely", "exclusively"})
+
+
+def focus_apart(texts: Sequence[str]) -> bool:
+    """One of the texts says a restrictive focus word ("only") that another does not."""
+    said = [_FOCUS & set(re.findall(r"[a-z']+", t.lower())) for t in texts]
+    return len(said) > 1 and any(a != b for a, b in zip(said, said[1:]))
+
+
 def unworded(words: list[str], free: Any, texts: Sequence[str] = ()) -> list[str]:
     """``words`` (one question's wording apart from the other's) without the free ones, when
     :data:`IMPLIED_CONSTANTS` is on; ``free()`` gives the free words (read only when needed); ``texts``:
@@ -158,6 +172,8 @@ def unworded(words: list[str], free: Any, texts: Sequence[str] = ()) -> list[str
     if not IMPLIED_CONSTANTS or not words:
         return words
     if EQUATIVES and any(equative(t) for t in texts):
+        return words
+    if FOCUS and focus_apart(texts):
         return words
     known = free()
     return [w for w in words if w not in known]
