@@ -29,7 +29,7 @@ import dataclasses
 import re
 from typing import Any
 
-__all__ = ["ENABLED", "rewrite", "repeated_mentions"]
+__all__ = ["ENABLED", "repeated_mentions", "rewrite"]
 
 ENABLED = False
 
@@ -40,7 +40,11 @@ def repeated_mentions(masked_text: str, spans: Any) -> list[tuple[int, bool]]:
     """``(k, with_preposition)`` for each mask (the k-th, in text order) that repeats a place after a verb of its
     end (see module doc); ``with_preposition``: a word stands between the verb and the place."""
     from sqlgenie.inference.adapt import _CUE_OF
-    from sqlgenie.inference.route_ends import _BETWEEN_VERB_AND_PLACE, _PREPOSITION_OF, _places
+    from sqlgenie.inference.route_ends import (
+        _BETWEEN_VERB_AND_PLACE,
+        _PREPOSITION_OF,
+        _places,
+    )
 
     tokens = _places(masked_text, spans)
     if not tokens:
