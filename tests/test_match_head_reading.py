@@ -11,7 +11,7 @@ import pytest
 from bank_fixture import LIB_AUTHORS_AT, LIB_TOPICS_AT, bank_asker, create_lib, refused_then_answered_without
 
 from sqlgenie.autocorrect.base import parse_sql
-from sqlgenie.inference import head_reading
+from sqlgenie.inference import asked_returns, head_reading
 from sqlgenie.inference.head_reading import (asked_thing, extra_entity, person_head, reason_code, tied_output,
                                              verb_side)
 
@@ -53,7 +53,8 @@ def asker(module_db_url):
 
 
 def _refused_then_answered_without(asker, monkeypatch, question: str, switch: str, code: str) -> str:
-    return refused_then_answered_without(asker, monkeypatch, question, code, reason_code, [(head_reading, switch)])
+    return refused_then_answered_without(asker, monkeypatch, question, code, reason_code,
+                                         [(head_reading, switch), (asked_returns, "ASKED_TABLE")])  # atis17's, run after
 
 
 # --------------------------------------------------------------------------- end to end

@@ -44,3 +44,14 @@ def test_equatives():
     assert free_words.equative("i would like a flight as early in the morning as i can")
     assert free_words.equative("as cheap as possible")
     assert not free_words.equative("a flight from BOSTON as i said")
+
+
+def test_a_focus_word_said_by_one_question_keeps_every_word(monkeypatch):
+    """ADVISING seed 13 (helper atis17): "only" asks for no other semester; free words do not carry that."""
+    question = "i need only morning flights from [MASK] to [MASK]"
+    monkeypatch.setattr(free_words, "IMPLIED_CONSTANTS", True)
+    assert _implied(question), "a focus word only one question says: every word counts"
+    monkeypatch.setattr(free_words, "FOCUS", False)
+    assert _implied(question) == []
+    assert free_words.focus_apart(["is X only offered in the Fall", "is Y available in the Fall"])
+    assert not free_words.focus_apart(["courses i can only take in Winter", "courses only offered in the Winter"])

@@ -45,7 +45,7 @@ from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGeni
 from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference import answer_words, between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
 from sqlgenie.inference import example_parts, example_sides, head_reading, number_place, read_apart, unclear_answers
-from sqlgenie.inference import answer_items, unmet_words
+from sqlgenie.inference import answer_items, asked_returns, repeated_ends, unmet_words
 from sqlgenie.inference import free_words, match_support, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
@@ -649,6 +649,8 @@ class Asker:
             ex = cand.example
             ex_masked = self.retriever.mask(ex.question)
             asked = between_ends.rewrite(ex_masked, new_masked)  # "between A and B" as "from A to B"
+            own_directions = asked is new_masked
+            asked = repeated_ends.rewrite(ex_masked, asked)  # atis17: "to X ... arriving in X" names X once
             ex_masked = between_ends.rewrite_example(ex_masked, asked)  # and the example's "between A and B"
             ex_sql, swapped = ex.sql, word_constants.rewrite(ex.sql, ex_masked, asked.text, tied_words, self.catalog)
             if swapped:  # "on wednesday" read as the question's "on friday", with the bank's constants
@@ -660,7 +662,7 @@ class Asker:
                 ex_sql, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
                 question=retrieval.question, catalog=self.catalog, value_columns=self.value_columns, exact=exact,
                 similarity=float(cand.score), schema_words=self._schema_word, known_values=known_values,
-                group=license, own_directions=asked is new_masked,  # "between" rewritten: no direction of its own
+                group=license, own_directions=own_directions,  # "between" rewritten: no direction of its own
                 word_ties=tied_words,  # implied constants a shared word carries (shared_constants)
                 free=free,  # words no query needs are no wording of an implied constant (free_words, atis15)
             )
@@ -700,6 +702,8 @@ class Asker:
             answer_items.check_candidate(adapted, ex_masked.text, asked.text, group=license, heads=head_words,
                                          catalog=self.catalog, schema_word=self._schema_word,
                                          words=output_cols)  # prec17
+            asked_returns.check_candidate(adapted, ex_masked.text, asked.text, catalog=self.catalog,
+                                          schema_word=self._schema_word)  # atis17: the asked thing is returned
             example_sides.check_candidate(adapted, retrieval.question)  # atis14c: "from X" bound as a destination
             number_place.check_candidate(adapted, retrieval.question)  # atis14c: "at 1524" bound as a flight number
             if swapped and adapted.ok:
