@@ -94,6 +94,7 @@ def test_how_much_dropped_while_the_fare_is_returned(asker, monkeypatch):
 
 
 def test_cheapest_trip_fares_are_not_trips(asker, monkeypatch):
+    monkeypatch.setattr(answer_items, "MODIFIER_HEAD", True)  # off by default (session 17, seed 16)
     sql = _refused_then_answered_without(asker, monkeypatch, "show me the cheapest trip fares from Houston to Phoenix",
                                          "MODIFIER_HEAD", "modifier_head", counted=False)
     assert "SELECT f.flight_id" in sql
@@ -162,7 +163,8 @@ class _Adapted:
         self.tree = parse_sql(sql)
 
 
-def test_output_word_reads_an_added_word_of_the_answer_phrase():
+def test_output_word_reads_an_added_word_of_the_answer_phrase(monkeypatch):
+    monkeypatch.setattr(answer_items, "OUTPUT_WORD", True)  # off by default (session 17, seed 16)
     words = _Words({"schedule": {"flight.arrival_time": (11, 13)}})
     flights = _Adapted("SELECT DISTINCT f.flight_id FROM air.flight AS f WHERE f.from_city = 'C1'")
     found = [r for _rule, reasons in answer_items.findings(

@@ -66,9 +66,13 @@ REASON_CODES = {
 
 #: switches (benchmarks turn one rule off at a time)
 COORDINATED = True
-MODIFIER_HEAD = True
+#: MODIFIER_HEAD and OUTPUT_WORD: off (lead, session 17). Each removed one wrong answer on one design split (ATIS
+#: seed 13) only, short of the brief's "a class shown on more than one seed"; on the reserved seed 16 each lost a
+#: right answer and removed none: "earliest paper *written* by X" (a participle read as the question's head) and
+#: "what airline *uses* the code HP" (a verb read as an answer word). Both read words without their part of speech.
+MODIFIER_HEAD = False
 DROPPED_AMOUNT = True
-OUTPUT_WORD = True
+OUTPUT_WORD = False
 OUTPUT_WORD_DROPPED = False  # off: lost a right scholar answer ("earliest" for the example's "first"); see docs/benchmarks.md
 
 _MASK = "#"
