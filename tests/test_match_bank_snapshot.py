@@ -147,6 +147,31 @@ def test_the_snapshots_regex_rows_equal_the_stores(asker) -> None:
     assert any(verified_rows(r.store, r.allowed, c, cond, [p], 50) for c, cond, p in PATTERNS)
 
 
+def test_a_required_literal_narrows_the_rows_and_changes_no_answer(asker, monkeypatch) -> None:
+    from sqlgenie.inference import bank_snapshot
+    from sqlgenie.inference.bank_snapshot import required_literal
+    from sqlgenie.inference.verify import one_bank_stamp
+
+    assert required_literal(r"\mdan\s+klein\M") == "klein"
+    assert required_literal(r"\m(what|which)\M.*\mauthor") == "author"
+    assert required_literal(r"\[MASK\]\s+use\M") == "[MASK]"
+    assert required_literal(r"\mpapers?\M") == "paper"  # the "s" may be absent
+    assert required_literal(r"\m(topic|keyphrase)") is None  # only a group: nothing required
+    assert required_literal(r"\mtopic|keyphrase") is None  # alternation at the top
+    r = asker.retriever
+    with one_bank_stamp():
+        snapshot = bank_snapshot.snapshot_for(r.store, r.allowed)
+        narrowed = list(snapshot._rows_saying("question", "klein", True))
+        assert narrowed and len(narrowed) < len(snapshot.rows)
+        assert all("klein" in snapshot.rows[i][1].lower() for i in narrowed)
+        for columns, condition, pattern in PATTERNS:
+            on = snapshot.regex_rows(columns, condition, [pattern], 50)
+            monkeypatch.setattr(bank_snapshot, "PREFILTER", False)
+            off = snapshot.regex_rows(columns, condition, [pattern], 50)
+            monkeypatch.setattr(bank_snapshot, "PREFILTER", True)
+            assert on == off, pattern
+
+
 def test_syntax_outside_the_subset_goes_to_the_store() -> None:
     from sqlgenie.inference.bank_snapshot import python_regex
 
