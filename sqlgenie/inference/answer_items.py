@@ -51,7 +51,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from sqlgenie.inference.refusals import code_of, refuse_first
+from sqlgenie.inference.refusals import code_of, refuse_first, tree_to_read
 from sqlgenie.inference.verify import LazyBankModel
 
 __all__ = ["REASON_CODES", "OutputWords", "check_candidate", "coordinated_word", "dropped_amount", "findings",
@@ -394,11 +394,9 @@ def _outputs_of_tree(tree: exp.Expression) -> frozenset[str]:
 def findings(adapted: Any, example_masked: str, new_masked: str, *, group: Any = None, heads: Any = None,
              catalog: Any = None, schema_word: Any = None, words: Any = None) -> Iterator[tuple[str, list[str]]]:
     """(rule, reasons) of every switched-on rule, lazily."""
-    if example_masked.strip().lower() == new_masked.strip().lower():
-        return  # the same wording asks the same query
-    tree = adapted.tree
+    tree = tree_to_read(adapted, example_masked, new_masked)
     if tree is None:
-        return
+        return  # the same wording asks the same query, or nothing to read
     if COORDINATED:
         yield "coordinated word", coordinated_word(example_masked, new_masked, group, tree)
     if MODIFIER_HEAD:

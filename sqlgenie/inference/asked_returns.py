@@ -34,7 +34,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from sqlgenie.inference.refusals import code_of, refuse_first
+from sqlgenie.inference.refusals import code_of, refuse_first, tree_to_read
 
 __all__ = ["ASKED_TABLE", "REASON_CODES", "asked_table", "check_candidate",
            "findings", "reason_code", "returned_words"]
@@ -100,11 +100,9 @@ def asked_table(tree: exp.Expression, example_masked: str, new_masked: str, cata
 def findings(adapted: Any, example_masked: str, new_masked: str, *, catalog: Any = None,
              schema_word: Any = None) -> Iterator[tuple[str, list[str]]]:
     """(rule, reasons) of every switched-on rule, lazily, in the order they are tried."""
-    if example_masked.strip().lower() == new_masked.strip().lower():
-        return  # the same wording asks the same thing
-    tree = adapted.tree
+    tree = tree_to_read(adapted, example_masked, new_masked)
     if tree is None:
-        return
+        return  # the same wording asks the same query, or nothing to read
     if ASKED_TABLE:
         yield "asked table", asked_table(tree, example_masked, new_masked, catalog, schema_word)
 

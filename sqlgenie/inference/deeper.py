@@ -130,9 +130,8 @@ def extension(asker: Any, retrieval: Any, tried: Sequence[Any], forced: bool = F
     masked = retrieval.masked
     threshold = asker.settings.match_threshold
     vector = r.encode([embedding_text(masked)])[0]  # the encoder's cache: retrieval just encoded it
-    nearest = getattr(r, "nearest", None) or r.bank.nearest  # the asker's: the bank held in the process
-    hits = nearest(vector, k=DEPTH, allowed_tables=r.allowed, statuses=r.statuses,
-                   ef_search=max(int(getattr(r, "ef_search", 0) or 0), DEPTH))
+    hits = r.nearest(vector, k=DEPTH, allowed_tables=r.allowed, statuses=r.statuses,  # the bank held in the process
+                     ef_search=max(int(getattr(r, "ef_search", 0) or 0), DEPTH))
     seen = {c.example.id for c in tried}
     mine = span_values(masked.spans)
     pool = [h for h in hits if h.example.id not in seen and (forced or h.score >= threshold)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-__all__ = ["code_of", "refuse_first"]
+__all__ = ["code_of", "refuse_first", "tree_to_read"]
 
 
 def code_of(reason: str, codes: Mapping[str, str]) -> str | None:
@@ -27,3 +27,11 @@ def refuse_first(adapted: Any, found: Iterable[tuple[str, list[str]]]) -> Any:
         if reasons:
             return adapted.refuse(reasons)
     return adapted
+
+
+def tree_to_read(adapted: Any, example_masked: str, new_masked: str) -> Any:
+    """The adapted query's tree for a module's rules to read, or None when there is nothing to read: the two
+    masked wordings are the same (the same wording asks the same query) or there is no tree."""
+    if example_masked.strip().lower() == new_masked.strip().lower():
+        return None
+    return adapted.tree

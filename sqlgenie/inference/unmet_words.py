@@ -39,7 +39,7 @@ from typing import Any, Iterator, Sequence
 
 from sqlglot import exp
 
-from sqlgenie.inference.refusals import code_of, refuse_first
+from sqlgenie.inference.refusals import code_of, refuse_first, tree_to_read
 
 __all__ = ["REASON_CODES", "check_candidate", "counted_noun", "counted_noun_of", "counted_phrase", "findings", "reason_code",
            "asker_word", "frame_against_window", "value_spelling"]
@@ -239,11 +239,9 @@ def findings(adapted: Any, example_sql: str, example_question: str, new_question
              new_masked: str, *, group: Any = None, schema_word: Any = None,
              words: Any = None, catalog: Any = None) -> Iterator[tuple[str, list[str]]]:
     """(rule, reasons) of every switched-on rule, lazily."""
-    if example_masked.strip().lower() == new_masked.strip().lower():
-        return  # the same wording asks the same query
-    tree = adapted.tree
+    tree = tree_to_read(adapted, example_masked, new_masked)
     if tree is None:
-        return
+        return  # the same wording asks the same query, or nothing to read
     if COUNTED_NOUN:
         yield "counted noun", counted_noun(example_masked, new_masked, group, schema_word, catalog)
     if VALUE_SPELLING:
