@@ -116,6 +116,7 @@ class Span:
 _QUOTES = "\"'`“”‘’"
 
 
+@functools.lru_cache(maxsize=16384)  # span texts repeat for every candidate and check (perf18)
 def clean_text(text: str) -> str:
     t = text.strip()
     while len(t) >= 2 and t[0] in _QUOTES and t[-1] in _QUOTES:
@@ -131,6 +132,7 @@ def _unquoted(text: str) -> str:
     return " ".join(t.split())
 
 
+@functools.lru_cache(maxsize=16384)
 def norm_text(text: str) -> str:
     return clean_text(text).casefold()
 
