@@ -183,3 +183,22 @@ def test_normalized_text_without_copies_equals_the_copying_path() -> None:
         before = tree.sql()
         sql_skeleton(tree)
         assert tree.sql() == before  # the caller's tree is not changed
+
+
+def test_a_questions_roles_are_read_once_per_ask_and_afresh_by_the_next(asker) -> None:
+    """Inside one ask the rule modules share one reading of a question; the next ask reads it again (a schema
+    word the asker learns between asks is seen), and outside an ask every call reads afresh."""
+    from sqlgenie.inference.verify import one_bank_stamp, question_roles
+
+    text, word = "which authors published at [MASK]", asker._schema_word
+    with one_bank_stamp():
+        first = question_roles(text, None, word)
+        assert question_roles(text, None, word) is first
+        assert question_roles(text, ["text"], word) is not first  # another key
+    with one_bank_stamp():
+        again = question_roles(text, None, word)
+    assert again is not first and again == first
+    assert question_roles(text, None, word) is not question_roles(text, None, word)
+    learned = lambda w: w in ("author", "authors", "venue")  # noqa: E731
+    with one_bank_stamp():
+        assert question_roles(text, None, learned) == question_roles(text, None, learned)
