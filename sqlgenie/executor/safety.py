@@ -205,6 +205,9 @@ _EXPLAINED_TYPES: list[tuple[tuple[type[exp.Expression], ...], str]] = [
     for names, message in _EXPLAINED
 ]
 
+#: Every type :data:`_EXPLAINED_TYPES` names (a node of none of them has no explanation).
+_EXPLAINED_ANY: tuple[type[exp.Expression], ...] = tuple(t for types, _ in _EXPLAINED_TYPES for t in types)
+
 _QUERY_START = {TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.TABLE, TokenType.L_PAREN}
 
 
@@ -416,6 +419,8 @@ def _node_allowed(node: exp.Expression) -> bool:
 
 
 def _explain(node: exp.Expression) -> str | None:
+    if not isinstance(node, _EXPLAINED_ANY):
+        return None  # most nodes: one check, not one per group (perf18)
     for types, message in _EXPLAINED_TYPES:
         if types and isinstance(node, types):
             detail = _snippet(node)

@@ -116,6 +116,7 @@ class Span:
 _QUOTES = "\"'`“”‘’"
 
 
+@functools.lru_cache(maxsize=16384)  # span texts repeat for every candidate and check (perf18)
 def clean_text(text: str) -> str:
     t = text.strip()
     while len(t) >= 2 and t[0] in _QUOTES and t[-1] in _QUOTES:
@@ -131,6 +132,7 @@ def _unquoted(text: str) -> str:
     return " ".join(t.split())
 
 
+@functools.lru_cache(maxsize=16384)
 def norm_text(text: str) -> str:
     return clean_text(text).casefold()
 
@@ -810,12 +812,20 @@ def _singular(word: str) -> str:
 
 
 def _tokens(masked_text: str) -> list[str]:
+    """The words of a masked question, singular (a new list each call: callers may change it)."""
+    return list(_tokens_read(masked_text, stop_forms.ENABLED))
+
+
+@functools.lru_cache(maxsize=8192)  # the same bank questions are read for every candidate and check (perf18)
+def _tokens_read(masked_text: str, keep_fillers: bool) -> tuple[str, ...]:
+    """:func:`_tokens`, remembered per text and per the ``stop_forms`` switch (read inside ``stop_forms.keeps``)."""
     text = " " + masked_text.lower().replace("[mask]", " ").replace("n't", " n't") + " "
     text = re.sub(r"\s+", " ", re.sub(r"[^a-z0-9' ]+", " ", text))
     for phrase, repl in _PHRASES:
         text = text.replace(f" {phrase} ", f" {repl} ")
     # a filler word stays as written ("has", not "ha"): stop_forms
-    return [_singular(w) if w not in _CUE_OF and not stop_forms.keeps(w, _STOP) else w for w in _WORD_RE.findall(text)]
+    return tuple(_singular(w) if w not in _CUE_OF and not stop_forms.keeps(w, _STOP) else w
+                 for w in _WORD_RE.findall(text))
 
 
 @dataclass
@@ -1029,9 +1039,17 @@ def _pairings(ex_idx: list[int], new_idx: list[int], score: Callable[[int, int],
     if len(ex_idx) > limit:
         return [(0.0, list(zip(ex_idx, new_idx)))]
     out = []
+    scored: dict[tuple[int, int], float] = {}  # each pair scored once, not once per permutation holding it (perf18)
+
+    def pair_score(e: int, n: int) -> float:
+        got = scored.get((e, n))
+        if got is None:
+            got = scored[(e, n)] = score(e, n)
+        return got
+
     for perm in itertools.permutations(new_idx):
         pairs = list(zip(ex_idx, perm))
-        s = sum(score(e, n) for e, n in pairs)
+        s = sum(pair_score(e, n) for e, n in pairs)
         s += 0.01 * sum(1 for k, (e, n) in enumerate(pairs) if n == new_idx[k])  # prefer question order
         out.append((s, pairs))
     out.sort(key=lambda item: -item[0])

@@ -120,10 +120,11 @@ def _scope(node: exp.Expression) -> exp.Select | None:
     return node.find_ancestor(exp.Select)
 
 
-def slot_sides(node: exp.Expression) -> frozenset[str]:
+def slot_sides(node: exp.Expression, per_select: dict | None = None) -> frozenset[str]:
     """The side(s) of the value literal ``node`` in its query (see module doc):
     ``near.column>far.column`` of the first differently named equi-join edges reached
-    from the table the literal is compared on."""
+    from the table the literal is compared on. ``per_select``: the tables and join edges of each SELECT already
+    read for other literals of the same tree (perf18; the tree must not change in between)."""
     anchor = node.parent
     while anchor is not None and not isinstance(anchor, (exp.Predicate, exp.Select)):
         anchor = anchor.parent
@@ -133,24 +134,17 @@ def slot_sides(node: exp.Expression) -> frozenset[str]:
     select = _scope(node)
     if col is None or select is None:
         return frozenset()
-    tables = {t.alias_or_name.lower(): t.name.lower() for t in select.find_all(exp.Table) if _scope(t) is select}
+    held = None if per_select is None else per_select.get(id(select))
+    if held is None:
+        held = _tables_and_edges(select)
+        if per_select is not None:
+            per_select[id(select)] = held
+    tables, edges = held
     if not tables:
         return frozenset()
     start = col.table.lower() if col.table else (next(iter(tables)) if len(tables) == 1 else "")
     if start not in tables:
         return frozenset()
-    edges: dict[str, list[tuple[str, str, str]]] = {}
-    for eq in select.find_all(exp.EQ):
-        if _scope(eq) is not select:
-            continue
-        a, b = eq.this, eq.expression
-        if not (isinstance(a, exp.Column) and isinstance(b, exp.Column) and a.table and b.table):
-            continue
-        ta, tb = a.table.lower(), b.table.lower()
-        if ta not in tables or tb not in tables or ta == tb:
-            continue
-        edges.setdefault(ta, []).append((a.name.lower(), tb, b.name.lower()))
-        edges.setdefault(tb, []).append((b.name.lower(), ta, a.name.lower()))
     seen, frontier, sides = {start}, [start], set()
     for _ in range(4):
         nxt = []
@@ -167,6 +161,26 @@ def slot_sides(node: exp.Expression) -> frozenset[str]:
             break
         frontier = nxt
     return frozenset(sides)
+
+
+def _tables_and_edges(select: exp.Select) -> tuple[dict[str, str], dict[str, list[tuple[str, str, str]]]]:
+    """The tables of ``select`` (alias -> name) and its equi-join edges between columns of two of them."""
+    tables = {t.alias_or_name.lower(): t.name.lower() for t in select.find_all(exp.Table) if _scope(t) is select}
+    edges: dict[str, list[tuple[str, str, str]]] = {}
+    if not tables:
+        return tables, edges
+    for eq in select.find_all(exp.EQ):
+        if _scope(eq) is not select:
+            continue
+        a, b = eq.this, eq.expression
+        if not (isinstance(a, exp.Column) and isinstance(b, exp.Column) and a.table and b.table):
+            continue
+        ta, tb = a.table.lower(), b.table.lower()
+        if ta not in tables or tb not in tables or ta == tb:
+            continue
+        edges.setdefault(ta, []).append((a.name.lower(), tb, b.name.lower()))
+        edges.setdefault(tb, []).append((b.name.lower(), ta, a.name.lower()))
+    return tables, edges
 
 
 def _near(side: str) -> str:
@@ -194,10 +208,11 @@ def _example_sides(sql: str, spans_key: tuple, catalog: Any) -> tuple[frozenset[
         out = None
     else:
         found_all = []
+        per_select: dict = {}  # one read-only tree: each SELECT's tables and edges read once
         for i in range(len(spans)):
             found: set[str] = set()
             for b in alignment.of_span(i):
-                found |= slot_sides(slots[b.slot].node)
+                found |= slot_sides(slots[b.slot].node, per_select)
             found_all.append(frozenset(found))
         out = tuple(found_all)
     if len(_SIDES_CACHE) > 20000:

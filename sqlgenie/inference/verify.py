@@ -226,7 +226,26 @@ def question_roles(masked_text: str, span_classes: Sequence[str] | None = None,
 
     ``span_classes``: the class (text | number | date) of each ``[MASK]`` in order, to
     give every number its role; ``schema_word(word)``: True for words naming a table,
-    a column or one of their synonyms (picks the head of a noun phrase)."""
+    a column or one of their synonyms (picks the head of a noun phrase).
+
+    Inside an ask (:func:`one_bank_stamp`) a reading is made once per text, classes and schema-word look-up and
+    shared by the rule modules that read it (perf18: seven of them read the same two questions for every
+    candidate); it is read only, as :func:`_roles`' are. Outside an ask: a new reading every call."""
+    memo = _ASK_STAMPS.get()
+    if memo is None:
+        return _read_roles(masked_text, span_classes, schema_word)
+    key = ("question_roles", masked_text, None if span_classes is None else tuple(span_classes), schema_word)
+    try:
+        got = memo.get(key)
+    except TypeError:  # an unhashable look-up: not remembered
+        return _read_roles(masked_text, span_classes, schema_word)
+    if got is None:
+        got = memo[key] = _read_roles(masked_text, span_classes, schema_word)
+    return got
+
+
+def _read_roles(masked_text: str, span_classes: Sequence[str] | None, schema_word: SchemaWord | None) -> Roles:
+    """:func:`question_roles`, read afresh."""
     words = tokens(masked_text)
     roles = Roles(words)
     n = len(words)
