@@ -87,10 +87,10 @@ def allowed(asker: Any, retrieval: Any, cand: Any) -> str | None:
     """Why a deeper candidate reached past a fitting nearest example does not answer (None: it may)."""
     implied = unsaid_constants(asker, cand)
     if implied and SAID_CONSTANTS:
-        from sqlgenie.inference import word_constants
+        from sqlgenie.inference import deeper_readings, word_constants
 
-        said = word_constants.said_by(word_constants.word_constants(asker.retriever, asker.catalog),
-                                      retrieval.masked.text)
+        said = deeper_readings.said_constants(word_constants.word_constants(asker.retriever, asker.catalog),
+                                              retrieval.masked.text)  # cover18: at the usual share too
         implied = [c for c in implied if tuple(c.split(" ", 1)) not in said]
     if implied:
         return (f"example #{cand.example.id} verifies but is not among the nearest examples, a nearer example "
