@@ -23,6 +23,11 @@ def _on_day(x: str, y: str, day: int) -> str:
     return f"SELECT DISTINCT f.flight_id {_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}' AND f.day_number = {day}"
 
 
+def _morning(x: str, y: str, end: int) -> str:
+    return (f"SELECT DISTINCT f.flight_id {_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}'"
+            f" AND f.departure_time BETWEEN 0 AND {end}")
+
+
 def _fare(x: str, y: str) -> str:
     return f"{_FARE} AND a.city_name = '{x}' AND b.city_name = '{y}'"
 
@@ -46,6 +51,11 @@ BANK = [
     ("what is the flight from BOSTON to DENVER", _on_day("BOSTON", "DENVER", 23)),
     ("what is the flight from DALLAS to ATLANTA", _on_day("DALLAS", "ATLANTA", 23)),
     ("what is the flight from DENVER to BOSTON", _on_day("DENVER", "BOSTON", 23)),
+    # "morning": departure_time 0 in every question saying it, 1200 in three of four (tied at 80 %: 0 only)
+    ("morning flights from BOSTON to DENVER", _morning("BOSTON", "DENVER", 1200)),
+    ("show me the morning flights from ATLANTA to DALLAS", _morning("ATLANTA", "DALLAS", 1200)),
+    ("list flights from DENVER to PITTSBURGH in the morning", _morning("DENVER", "PITTSBURGH", 1200)),
+    ("early morning flights from DALLAS to BOSTON", _morning("DALLAS", "BOSTON", 800)),
 ]
 
 
@@ -53,14 +63,15 @@ def _create_schema(conn: psycopg.Connection) -> None:
     conn.execute("CREATE SCHEMA air")
     conn.execute("CREATE TABLE air.city (city_code text PRIMARY KEY, city_name text NOT NULL)")
     conn.execute("CREATE TABLE air.flight (flight_id integer PRIMARY KEY, from_city text NOT NULL REFERENCES air.city,"
-                 " to_city text NOT NULL REFERENCES air.city, day_number integer NOT NULL)")
+                 " to_city text NOT NULL REFERENCES air.city, day_number integer NOT NULL,"
+                 " departure_time integer NOT NULL)")
     conn.execute("CREATE TABLE air.fare (fare_id integer PRIMARY KEY, flight_id integer NOT NULL REFERENCES air.flight,"
                  " cost integer NOT NULL)")
     codes = [f"C{i}" for i in range(len(CITIES))]
     with conn.cursor() as cur:
         cur.executemany("INSERT INTO air.city VALUES (%s, %s)", list(zip(codes, CITIES)))
-        cur.executemany("INSERT INTO air.flight VALUES (%s, %s, %s, %s)",
-                        [(i, codes[i % 5], codes[(i * 3 + 1) % 5], 21 + i % 7) for i in range(1, 81)])
+        cur.executemany("INSERT INTO air.flight VALUES (%s, %s, %s, %s, %s)",
+                        [(i, codes[i % 5], codes[(i * 3 + 1) % 5], 21 + i % 7, (i * 130) % 2400) for i in range(1, 81)])
         cur.executemany("INSERT INTO air.fare VALUES (%s, %s, %s)", [(i, i, 100 + 7 * i) for i in range(1, 81)])
     for t in ("city", "flight", "fare"):
         conn.execute(f"ANALYZE air.{t}")
@@ -130,3 +141,15 @@ def test_a_deeper_candidate_asking_for_a_price_answers_a_fare_question(asker, mo
     monkeypatch.setattr(deeper_readings, "SAME_HEADS", False)
     got = deeper.asked_differently(asker, retrieval, cand)
     assert got is not None and "price" in got, got
+
+
+def test_a_part_of_the_day_says_its_constants_at_the_usual_share(asker, monkeypatch):
+    ties = _ties(asker)
+    masked = asker.retriever.mask("i would like a morning flight from ATLANTA to BOSTON").text
+    assert ("departure_time", "0") in word_constants.said_by(ties, masked)
+    assert ("departure_time", "1200") not in word_constants.said_by(ties, masked)  # 75 %: not tied
+    said = deeper_readings.said_constants(ties, masked)
+    assert {("departure_time", "0"), ("departure_time", "1200")} <= said
+    assert ("departure_time", "800") not in said  # one question in four
+    monkeypatch.setattr(deeper_readings, "USUAL_SAID", False)
+    assert ("departure_time", "1200") not in deeper_readings.said_constants(ties, masked)
