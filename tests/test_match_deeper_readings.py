@@ -153,3 +153,16 @@ def test_a_part_of_the_day_says_its_constants_at_the_usual_share(asker, monkeypa
     assert ("departure_time", "800") not in said  # one question in four
     monkeypatch.setattr(deeper_readings, "USUAL_SAID", False)
     assert ("departure_time", "1200") not in deeper_readings.said_constants(ties, masked)
+
+
+def test_the_license_reads_the_example_as_the_swap_read_it(asker, monkeypatch):
+    """The example's "on wednesday" is read as the question's "on friday" (word_constants): its SQL's
+    ``day_number = 23`` is friday's 25 and "wednesday" is no word the question drops."""
+    question = "flights from DALLAS to ATLANTA on friday"
+    cand = _candidate(asker, "flights from ATLANTA to DALLAS on wednesday")
+    retrieval = asker.retriever.retrieve(question, k=1, threshold=0.0)
+    assert "day_number = 25" in deeper_readings.as_adapted(asker, retrieval, cand)
+    assert deeper_readings.swapped_out(asker, retrieval, cand, ["wednesday", "show"]) == ["show"]
+    monkeypatch.setattr(deeper_readings, "SWAPPED_WORDS", False)
+    assert "day_number = 23" in deeper_readings.as_adapted(asker, retrieval, cand)
+    assert deeper_readings.swapped_out(asker, retrieval, cand, ["wednesday", "show"]) == ["wednesday", "show"]

@@ -29,6 +29,12 @@ for words the bank itself reads:
   1200, so "i would like a morning flight from CHARLOTTE to NEWARK" was refused for a candidate comparing
   ``departure_time BETWEEN 0 AND 1200``. The usual share (:data:`word_constants.USUAL_SHARE`, the reading
   by which adaptation already swaps "morning" for "evening") says both.
+* **the example as adaptation read it** (:func:`as_adapted`, :func:`swapped_out`): when
+  :mod:`sqlgenie.inference.word_constants` read the candidate's "on saturday" as the question's "on sunday"
+  (its SQL's ``day_number = 26`` as 27), the license compared the stored question and SQL all the same:
+  "its question says 'saturday', which yours does not" (a schema word dropped), "its SQL compares with
+  month_number 4, day_number 23, which no value of its question says" (``worded_apart``). The words the swap
+  replaced are no dropped words, and the constants are read off the swapped SQL.
 
 Learned from the bank in scope, never a word list; each reading has a switch. Both act only on the
 deeper path, after the usual pool refused, so a bank hit through the nearest examples does not read them.
@@ -38,7 +44,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-__all__ = ["CONSTANT_WORDS", "SAME_HEADS", "USUAL_SAID", "said_constants", "same_heads", "written_words"]
+__all__ = ["CONSTANT_WORDS", "SAME_HEADS", "SWAPPED_WORDS", "USUAL_SAID", "as_adapted", "said_constants", "same_heads",
+           "swapped_out", "written_words"]
 
 #: Off: every added word no paraphrase says refuses a deeper candidate, as before.
 CONSTANT_WORDS = True
@@ -47,6 +54,9 @@ SAME_HEADS = True
 #: Off: past a fitting nearest example, only the constants a word is tied to at the 80 % rule count as said
 #: by the question (``word_constants.said_by``), as before.
 USUAL_SAID = True
+#: Off: the deeper license reads the candidate's question and SQL as stored, not as adaptation read them after
+#: ``word_constants``' swap ("on saturday" read as the question's "on sunday"), as before.
+SWAPPED_WORDS = True
 
 
 def _compared(sql: str, catalog: Any) -> dict[str, set[str]] | None:
@@ -118,3 +128,33 @@ def said_constants(ties: Any, masked_text: str) -> set[tuple[str, str]]:
         return said
     return said | {(col.rsplit(".", 1)[-1], n) for w in word_constants._content(masked_text)
                    for col, nums in ties.usual(w).items() for n in nums}
+
+
+def _swap(asker: Any, retrieval: Any, cand: Any) -> tuple[str, list[Any]]:
+    """The candidate's SQL and swaps as ``word_constants.rewrite`` reads it for the asked question."""
+    from sqlgenie.inference import word_constants
+
+    ex = cand.example
+    if not SWAPPED_WORDS:
+        return ex.sql, []
+    try:
+        ties = word_constants.word_constants(asker.retriever, asker.catalog)
+        got = word_constants.rewrite(ex.sql, asker.retriever.mask(ex.question), retrieval.masked.text, ties,
+                                     asker.catalog)
+    except Exception:  # a reading: without it the license reads the example as stored
+        return ex.sql, []
+    return (got[0], list(got[2])) if got else (ex.sql, [])
+
+
+def as_adapted(asker: Any, retrieval: Any, cand: Any) -> str:
+    """The candidate's SQL with the constants of the words ``word_constants`` swapped (see module doc)."""
+    return _swap(asker, retrieval, cand)[0]
+
+
+def swapped_out(asker: Any, retrieval: Any, cand: Any, words: Sequence[str]) -> list[str]:
+    """``words`` (said by the candidate's question, not the asked one) without those the swap read as the
+    question's words."""
+    if not words:
+        return list(words)
+    old = {s.old for s in _swap(asker, retrieval, cand)[1]}
+    return [w for w in words if w not in old]
