@@ -61,7 +61,7 @@ def dropped_words(asker: Any, retrieval: Any, cand: Any) -> list[str]:
     return unlicensed_removals(asker, cand, new_masked.text, removed)
 
 
-def unsaid_constants(asker: Any, cand: Any) -> list[str]:
+def unsaid_constants(asker: Any, cand: Any, sql: str | None = None) -> list[str]:
     """Constants the candidate's SQL compares a column with (or a LIKE pattern) that no value of its
     question produced: what its wording implies ("on thursday" as a date, "in the evening" as
     ``departure_time BETWEEN 1800 AND 2200``), which a question worded apart may not."""
@@ -70,7 +70,7 @@ def unsaid_constants(asker: Any, cand: Any) -> list[str]:
     from sqlgenie.inference.deeper import _spans
 
     try:
-        slots = collect_slots(parse_sql(cand.example.sql), asker.catalog)
+        slots = collect_slots(parse_sql(sql or cand.example.sql), asker.catalog)  # sql: as adapted (cover18)
         bound = {b.slot for b in align([Span.of(x) for x in _spans(asker, cand.example)], slots).bindings}
     except Exception:
         return ["(unreadable SQL)"]
@@ -85,17 +85,19 @@ SAID_CONSTANTS = True
 
 def allowed(asker: Any, retrieval: Any, cand: Any) -> str | None:
     """Why a deeper candidate reached past a fitting nearest example does not answer (None: it may)."""
-    implied = unsaid_constants(asker, cand)
-    if implied and SAID_CONSTANTS:
-        from sqlgenie.inference import word_constants
+    from sqlgenie.inference import deeper_readings
 
-        said = word_constants.said_by(word_constants.word_constants(asker.retriever, asker.catalog),
-                                      retrieval.masked.text)
+    implied = unsaid_constants(asker, cand, deeper_readings.as_adapted(asker, retrieval, cand))  # cover18: swapped
+    if implied and SAID_CONSTANTS:
+        from sqlgenie.inference import deeper_readings, word_constants
+
+        said = deeper_readings.said_constants(word_constants.word_constants(asker.retriever, asker.catalog),
+                                              retrieval.masked.text)  # cover18: at the usual share too
         implied = [c for c in implied if tuple(c.split(" ", 1)) not in said]
     if implied:
         return (f"example #{cand.example.id} verifies but is not among the nearest examples, a nearer example "
                 f"fits your values, and its SQL compares with {', '.join(implied)}, which no value of its question says")
-    dropped = dropped_words(asker, retrieval, cand)
+    dropped = deeper_readings.swapped_out(asker, retrieval, cand, dropped_words(asker, retrieval, cand))
     if dropped:
         return (f"example #{cand.example.id} verifies but is not among the nearest examples, a nearer example "
                 f"fits your values, and its question says {', '.join(map(repr, dropped))}, which yours does not")
