@@ -55,6 +55,8 @@ SAMPLE = 600
 _MASK = "#"
 _END = "|"
 _ARTICLES = frozenset({"the", "a", "an"})
+#: "have" is a main verb next to a value as often as an auxiliary ("does X *have* prerequisites"): a cue
+_HAVE = frozenset({"have", "has", "had"})
 #: words that say no role (closed classes of English): pronouns, determiners, conjunctions, negations; the
 #: wh-words and auxiliaries are :mod:`.verify`'s. Prepositions stay: "for", "before", "after" say roles.
 _NO_ROLE = frozenset("""i me my mine myself you your we us our it its they them their he him his she her this that
@@ -171,7 +173,8 @@ def _clause_words(masked: str) -> list[str]:
 def _says_no_role(word: str) -> bool:
     from sqlgenie.inference.verify import _AUX, _WH
 
-    return word in _ARTICLES or word in _NO_ROLE or word in _WH or word in _AUX or not word.isalpha()
+    return word in _ARTICLES or word in _NO_ROLE or word in _WH or (word in _AUX and word not in _HAVE) \
+        or not word.isalpha()
 
 
 def cue_words(masked: str) -> list[frozenset[str]] | None:
