@@ -71,10 +71,10 @@ def reason_code(reason: str) -> str | None:
 
 
 def two_role_columns(catalog: Any, schemas: set[str] | None = None) -> dict[str, tuple[str, ...]]:
-    """Per table of the catalog that links two rows of one other table: its columns that end in the name of
-    that table's column (``course_prerequisite``: ``course_id``, ``pre_course_id``; ``cite``:
-    ``citedpaperid``, ``citingpaperid``). A table with a column of its own name (``flight.flight_id``) is a
-    thing, not a relation."""
+    """Per table of the catalog that links two rows of one other table: its two columns that end in the name of
+    that table's key (its declared primary key, or a column named after the table: ``course_prerequisite``:
+    ``course_id``, ``pre_course_id``; ``cite``: ``citedpaperid``, ``citingpaperid``). A table with a column of
+    its own name (``flight.flight_id``) or whose single-column key is one of the two is a thing, not a relation."""
     out: dict[str, tuple[str, ...]] = {}
     tables = [t for t in getattr(catalog, "tables", ()) or () if not schemas or t.schema.lower() in schemas]
     for info in tables:
@@ -83,13 +83,19 @@ def two_role_columns(catalog: Any, schemas: set[str] | None = None) -> dict[str,
         base = name[:-1] if name.endswith("s") and not name.endswith("ss") else name
         if any(c == base or c.startswith(base + "_") or c in (base + "id", base + "name", base + "code") for c in own):
             continue
+        key = [k.lower() for k in getattr(info, "primary_key", ()) or ()]
         for other in tables:
-            if other.name.lower() == name:
+            oname = other.name.lower()
+            if oname == name:
                 continue
+            obase = oname[:-1] if oname.endswith("s") and not oname.endswith("ss") else oname
+            okey = {k.lower() for k in getattr(other, "primary_key", ()) or ()}
             for col in other.columns:
                 x = col.name.lower()
+                if len(x) < 4 or not (x in okey or x.startswith(obase)):
+                    continue  # a key of the other table (declared, or named after it), not any column ("name")
                 hits = tuple(sorted(c for c in own if c.endswith(x)))
-                if len(x) >= 4 and len(hits) == 2:
+                if len(hits) == 2 and not (len(key) == 1 and key[0] in hits):  # a row's own key: a thing
                     out[name] = hits
                     break
             if name in out:
