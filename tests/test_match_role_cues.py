@@ -139,3 +139,19 @@ def test_the_rule_refuses_through_its_switch(asker, monkeypatch):
 def test_asked_with_the_rule_never_answers_the_other_role(asker):
     r = asker.ask("Which MATH courses are needed for 137 ?", route="match")
     assert r.status == "refused" or "b.number = '137'" in (r.sql or ""), r.sql
+
+
+def test_a_generic_key_makes_no_two_roles():
+    """ATIS: ``code_description.code`` ends both ``ground_service.city_code`` and ``airport_code``; a value's city and
+    airport are not two roles of one relation (a right ATIS answer was refused before this)."""
+    from types import SimpleNamespace as NS
+
+    def table(name, *cols, key=()):
+        return NS(name=name, schema="air", columns=[NS(name=c) for c in cols], primary_key=key)
+
+    catalog = NS(tables=[table("code_description", "code", "description", key=("code",)),
+                         table("city", "city_code", "city_name"), table("airport", "airport_code"),
+                         table("ground_service", "city_code", "airport_code", "transport_type"),
+                         table("flight", "flight_id", "flight_number"),
+                         table("dual_carrier", "main_airline", "low_flight_number", "high_flight_number")])
+    assert two_role_columns(catalog) == {"dual_carrier": ("high_flight_number", "low_flight_number")}

@@ -72,7 +72,7 @@ def reason_code(reason: str) -> str | None:
 
 def two_role_columns(catalog: Any, schemas: set[str] | None = None) -> dict[str, tuple[str, ...]]:
     """Per table of the catalog that links two rows of one other table: its two columns that end in the name of
-    that table's key (its declared primary key, or a column named after the table: ``course_prerequisite``:
+    a column named after that table (its key by the naming of these schemas: ``course_prerequisite``:
     ``course_id``, ``pre_course_id``; ``cite``: ``citedpaperid``, ``citingpaperid``). A table with a column of
     its own name (``flight.flight_id``) or whose single-column key is one of the two is a thing, not a relation."""
     out: dict[str, tuple[str, ...]] = {}
@@ -89,11 +89,11 @@ def two_role_columns(catalog: Any, schemas: set[str] | None = None) -> dict[str,
             if oname == name:
                 continue
             obase = oname[:-1] if oname.endswith("s") and not oname.endswith("ss") else oname
-            okey = {k.lower() for k in getattr(other, "primary_key", ()) or ()}
             for col in other.columns:
                 x = col.name.lower()
-                if len(x) < 4 or not (x in okey or x.startswith(obase)):
-                    continue  # a key of the other table (declared, or named after it), not any column ("name")
+                if len(x) < 4 or not x.startswith(obase):
+                    continue  # the other table's own column ("paperid", "course_id"), not any column ("name", a
+                    # "code" key that ends city_code and airport_code alike)
                 hits = tuple(sorted(c for c in own if c.endswith(x)))
                 if len(hits) == 2 and not (len(key) == 1 and key[0] in hits):  # a row's own key: a thing
                     out[name] = hits
