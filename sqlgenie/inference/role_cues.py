@@ -74,7 +74,8 @@ def two_role_columns(catalog: Any, schemas: set[str] | None = None) -> dict[str,
     """Per table of the catalog that links two rows of one other table: its two columns that end in the name of
     a column named after that table (its key by the naming of these schemas: ``course_prerequisite``:
     ``course_id``, ``pre_course_id``; ``cite``: ``citedpaperid``, ``citingpaperid``). A table with a column of
-    its own name (``flight.flight_id``) or whose single-column key is one of the two is a thing, not a relation."""
+    its own name (``flight.flight_id``) is a thing, not a relation. (An inferred key is not read: onboarding may infer a
+    single-column key for a link table from a small dump.)"""
     out: dict[str, tuple[str, ...]] = {}
     tables = [t for t in getattr(catalog, "tables", ()) or () if not schemas or t.schema.lower() in schemas]
     for info in tables:
@@ -83,7 +84,6 @@ def two_role_columns(catalog: Any, schemas: set[str] | None = None) -> dict[str,
         base = name[:-1] if name.endswith("s") and not name.endswith("ss") else name
         if any(c == base or c.startswith(base + "_") or c in (base + "id", base + "name", base + "code") for c in own):
             continue
-        key = [k.lower() for k in getattr(info, "primary_key", ()) or ()]
         for other in tables:
             oname = other.name.lower()
             if oname == name:
@@ -95,7 +95,7 @@ def two_role_columns(catalog: Any, schemas: set[str] | None = None) -> dict[str,
                     continue  # the other table's own column ("paperid", "course_id"), not any column ("name", a
                     # "code" key that ends city_code and airport_code alike)
                 hits = tuple(sorted(c for c in own if c.endswith(x)))
-                if len(hits) == 2 and not (len(key) == 1 and key[0] in hits):  # a row's own key: a thing
+                if len(hits) == 2:
                     out[name] = hits
                     break
             if name in out:
