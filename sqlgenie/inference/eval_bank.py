@@ -67,6 +67,7 @@ from sqlgenie.inference.unread_words import REASON_CODES as UNREAD_CODES
 from sqlgenie.inference.route_ends import REASON_CODES as ROUTE_ENDS_CODES
 from sqlgenie.inference.answer_items import REASON_CODES as ANSWER_ITEMS_CODES
 from sqlgenie.inference.asked_returns import REASON_CODES as ASKED_RETURNS_CODES
+from sqlgenie.inference.role_cues import REASON_CODES as ROLE_CUES_CODES
 from sqlgenie.errors import InputError, SqlGenieError
 from sqlgenie.eval.datasets import Dataset, Question, SpiderDataset
 from sqlgenie.eval.gold import TranspileError
@@ -438,6 +439,7 @@ def _reason_bucket(reason: str) -> str:
         *ROUTE_ENDS_CODES.items(),
         *ANSWER_ITEMS_CODES.items(),
         *ASKED_RETURNS_CODES.items(),
+        *ROLE_CUES_CODES.items(),
     ):
         if key in text:
             return label

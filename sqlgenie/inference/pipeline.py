@@ -45,7 +45,7 @@ from sqlgenie.errors import InputError, LLMNotConfiguredError, SQLError, SqlGeni
 from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference import answer_words, between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
 from sqlgenie.inference import example_parts, example_sides, head_reading, number_place, read_apart, unclear_answers
-from sqlgenie.inference import answer_items, asked_returns, repeated_ends, unmet_words
+from sqlgenie.inference import answer_items, asked_returns, repeated_ends, role_cues, unmet_words
 from sqlgenie.inference import free_words, match_support, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
@@ -636,6 +636,7 @@ class Asker:
         place_words = other_query.value_places(self.retriever, self.catalog)  # words the bank ties to a column
         head_words = answer_words.answer_heads(self.retriever, self.catalog, self._schema_word)  # read lazily
         output_cols = answer_items.output_words(self.retriever)  # columns the bank returns for a word (lazily)
+        roles = role_cues.role_cues(self.retriever, self.catalog)  # the roles the bank's words give (lazily)
         head_ties = head_reading.head_tables(self.retriever)  # tables the bank reads for a word (lazily)
         who_rows = head_reading.who_answers(self.retriever, self.catalog)  # what the bank answers "who" with
         wh_nouns = example_parts.wh_nouns(self.retriever, self.catalog, self._schema_word)  # per wh-noun (lazily)
@@ -704,6 +705,8 @@ class Asker:
                                          words=output_cols)  # prec17
             asked_returns.check_candidate(adapted, ex_masked.text, asked.text, catalog=self.catalog,
                                           schema_word=self._schema_word)  # atis17: the asked thing is returned
+            role_cues.check_candidate(adapted, ex_masked.text, ex_masked.spans, asked.text, asked.spans,
+                                      catalog=self.catalog, model=roles)  # novel18: a value's role in a relation
             example_sides.check_candidate(adapted, retrieval.question)  # atis14c: "from X" bound as a destination
             number_place.check_candidate(adapted, retrieval.question)  # atis14c: "at 1524" bound as a flight number
             if swapped and adapted.ok:
