@@ -89,7 +89,7 @@ def allowed(asker: Any, retrieval: Any, cand: Any) -> str | None:
 
     implied = unsaid_constants(asker, cand, deeper_readings.as_adapted(asker, retrieval, cand))  # cover18: swapped
     if implied and SAID_CONSTANTS:
-        from sqlgenie.inference import deeper_readings, word_constants
+        from sqlgenie.inference import word_constants
 
         said = deeper_readings.said_constants(word_constants.word_constants(asker.retriever, asker.catalog),
                                               retrieval.masked.text)  # cover18: at the usual share too
