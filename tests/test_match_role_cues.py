@@ -155,3 +155,30 @@ def test_a_generic_key_makes_no_two_roles():
                          table("flight", "flight_id", "flight_number"),
                          table("dual_carrier", "main_airline", "low_flight_number", "high_flight_number")])
     assert two_role_columns(catalog) == {"dual_carrier": ("high_flight_number", "low_flight_number")}
+
+
+def test_two_role_tables_are_kept_per_catalog_snapshot():
+    """The reading is kept per catalog object: a refreshed catalog (a new object) is read afresh, so a table
+    onboarded since is seen; the same catalog is not read again."""
+    from types import SimpleNamespace as NS
+
+    from sqlgenie.catalog import Catalog
+    from sqlgenie.inference import role_cues
+
+    def table(name, *cols):
+        return NS(name=name, schema="air", qualified=f"air.{name}", columns=[NS(name=c) for c in cols],
+                  primary_key=())
+
+    flight = table("flight", "flight_id", "flight_number")
+    before = Catalog(tables=(flight,))
+    assert role_cues.two_role_columns(before) == {}
+    after = Catalog(tables=(flight, table("dual_carrier", "main_airline", "low_flight_number", "high_flight_number")))
+    assert role_cues.two_role_columns(after) == {"dual_carrier": ("high_flight_number", "low_flight_number")}
+    calls = []
+    real = role_cues.read_two_role_columns
+    role_cues.read_two_role_columns = lambda *a: calls.append(a) or real(*a)
+    try:
+        assert role_cues.two_role_columns(after) == {"dual_carrier": ("high_flight_number", "low_flight_number")}
+    finally:
+        role_cues.read_two_role_columns = real
+    assert calls == []
