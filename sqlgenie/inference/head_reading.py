@@ -47,7 +47,7 @@ from sqlgenie.inference.refusals import code_of, refuse_first
 from sqlgenie.inference.verify import LazyBankModel
 
 __all__ = ["REASON_CODES", "HeadTables", "WhoAnswers", "asked_thing", "check_candidate", "extra_entity", "findings",
-           "head_tables", "person_head", "reason_code", "tied_output", "verb_side", "who_answers"]
+           "head_tables", "person_head", "reached_aliases", "reason_code", "tied_output", "verb_side", "who_answers"]
 
 REASON_CODES = {
     "this query never reads": "extra_entity",
@@ -349,6 +349,20 @@ def person_head(tree: exp.Expression, example_masked: str, new_masked: str, who:
             f"rows; this query returns {', '.join(sorted(shown))} rows"]
 
 
+def reached_aliases(edges: Sequence[tuple[str, str, str, str]], start: set[str], avoid: str) -> set[str]:
+    """The aliases ``start`` reaches through the equality ``edges`` (alias, column, alias, column), not passing
+    through the alias ``avoid`` (a two-role table: what its value sides are read from)."""
+    reach, todo = set(start), list(start)
+    while todo:
+        cur = todo.pop()
+        for x, _, y, _ in edges:
+            for p, q in ((x, y), (y, x)):
+                if p == cur and q != avoid and q not in reach:
+                    reach.add(q)
+                    todo.append(q)
+    return reach
+
+
 def _value_side(tree: exp.Expression, table: str, forms: set[str], value: str) -> str | None:
     """Which column of the two-role ``table`` (its alias's column named with "-ing" or "-ed") the rows of
     the string ``value`` reach through the query's equality joins, not passing through ``table``:
@@ -372,14 +386,7 @@ def _value_side(tree: exp.Expression, table: str, forms: set[str], value: str) -
             start.add(left.table.lower())
     if not start or rel in start:
         return None
-    reach, todo = set(start), list(start)
-    while todo:
-        a = todo.pop()
-        for x, _, y, _ in edges:
-            for p, q in ((x, y), (y, x)):
-                if p == a and q != rel and q not in reach:
-                    reach.add(q)
-                    todo.append(q)
+    reach = reached_aliases(edges, start, rel)
     sides = set()
     for x, xc, y, yc in edges:
         for p, pc, q in ((x, xc, y), (y, yc, x)):

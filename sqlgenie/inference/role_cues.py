@@ -36,6 +36,7 @@ from typing import Any, Iterator, Sequence
 
 from sqlglot import exp
 
+from sqlgenie.inference.head_reading import reached_aliases
 from sqlgenie.inference.refusals import code_of, refuse_first, tree_to_read
 
 __all__ = ["REASON_CODES", "ROLE_CUE", "RoleCues", "check_candidate", "cue_words", "findings", "reason_code",
@@ -169,14 +170,7 @@ def value_role(tree: exp.Expression, table: str, columns: Sequence[str], value: 
             continue
         if isinstance(a, exp.Column) and isinstance(b, exp.Column) and a.table and b.table:
             edges.append((a.table.lower(), a.name.lower(), b.table.lower(), b.name.lower()))
-    reach, todo = set(start), list(start)
-    while todo:
-        cur = todo.pop()
-        for x, _, y, _ in edges:
-            for p, q in ((x, y), (y, x)):
-                if p == cur and q != rel and q not in reach:
-                    reach.add(q)
-                    todo.append(q)
+    reach = reached_aliases(edges, start, rel)
     found = {pc for x, xc, y, yc in edges for p, pc, q in ((x, xc, y), (y, yc, x))
              if p == rel and q in reach and pc in columns}
     return next(iter(found)) if len(found) == 1 else None
