@@ -97,7 +97,8 @@ def fits(new_spans: Sequence[Any], example_spans: Sequence[Any], value_columns: 
     if _counts(new) != _counts(old):
         from sqlgenie.inference.time_readings import clock_counts  # cover19b: "1800" may be a time of day
 
-        if clock_counts(new) != clock_counts(old):
+        counted = clock_counts(new)
+        if counted is None or counted != clock_counts(old):
             return False
     if value_columns is None:
         return True
