@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-__all__ = ["CLASS_WORDS", "FIT_CLOCKS", "clock_counts", "RANGE_IN_ORDER", "USUAL_READING", "range_pairs", "readings", "readings_without",
+__all__ = ["CLASS_WORDS", "FIT_CLOCKS", "TIME_COLUMNS", "clock_counts", "moved", "RANGE_IN_ORDER", "USUAL_READING", "range_pairs", "readings", "readings_without",
            "said_in_class", "same_shape"]
 
 #: Off: a word is read by its 80 % tie when it has one, else at the usual share, as before.
@@ -150,6 +150,39 @@ def readings_without(words: Any, word: str, other: str) -> list[dict[str, tuple[
             out.append(usual)
     everywhere = readings(words, word)  # and the same over all its questions: one reading, not one of several
     return [r for r in out if r in everywhere]
+
+
+#: Off (built, measured, not kept): a word's reading stays on the column the bank mostly writes it on, as before.
+#: On, it answered no ATIS s12 / s13 question more and turned one s13 answer into a refused tie: "list flights from
+#: PITTSBURGH to NEWARK on monday morning" (answered from "... tuesday afternoon ...") met "all flights from BOSTON to
+#: PHILADELPHIA which *show up* on tuesday afternoon" (``arrival_time`` 1200 to 1800), whose "afternoon" the rule
+#: read as the question's "morning" on ``arrival_time`` though the question names no arrival: the column must
+#: follow a verb of the question, which this reading does not check.
+TIME_COLUMNS = False
+
+
+def _table(column: str) -> str:
+    return column.rsplit(".", 1)[0]
+
+
+def moved(words: Any, word: str, reading: dict[str, tuple[str, ...]], columns: Any
+          ) -> list[dict[str, tuple[str, ...]]]:
+    """With :data:`TIME_COLUMNS`: ``reading`` (of one time-of-day column) put on another time-of-day column
+    of the same table among ``columns``, when verified questions saying ``word`` compare that column with
+    each of those numbers too ("evening" is ``departure_time`` 1800 and 2200 at the usual share, and the
+    questions "... that arrives in the evening" write ``arrival_time`` 1800 and 2200: the bank reads the part
+    of the day on the column the question's verb names, which the example's SQL shows)."""
+    if not TIME_COLUMNS or len(reading) != 1:
+        return []
+    from sqlgenie.inference.clock_numbers import time_of_day_column
+
+    (col, nums), = reading.items()
+    if not time_of_day_column(col):
+        return []
+    shares = words.shares(word)
+    return [{other: nums} for other in dict.fromkeys(columns)
+            if other != col and _table(other) == _table(col) and time_of_day_column(other)
+            and all(shares.get((other, n), 0.0) > 0 for n in nums)]
 
 
 def same_shape(a: dict[str, tuple[str, ...]], b: dict[str, tuple[str, ...]]) -> bool:

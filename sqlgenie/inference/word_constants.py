@@ -189,7 +189,7 @@ def rewrite(example_sql: str, example_masked: Any, new_masked_text: str, words: 
     added = [w for w in mine if w not in set(theirs)]
     if not removed or not added:
         return None
-    from sqlgenie.inference.time_readings import readings, readings_without, same_shape  # cover19b
+    from sqlgenie.inference.time_readings import moved, readings, readings_without, same_shape  # cover19b
 
     if not any(readings(words, w) for w in removed) or not any(readings(words, w) for w in added):
         return None  # the common case, from the cache: no SQL parsed
@@ -200,14 +200,19 @@ def rewrite(example_sql: str, example_masked: Any, new_masked_text: str, words: 
     used: set[str] = set()
     for old in removed:
         # the example's word at the reading its SQL carries exactly (the example shows which)
-        tied_old = next((r for r in readings(words, old) if all(present.get(c) == v for c, v in r.items())), None)
+        # (or on the other time-of-day column the example's SQL compares, where the bank writes it there too)
+        held = readings(words, old)
+        held += [m for r in held for m in moved(words, old, r, present)]
+        tied_old = next((r for r in held if all(present.get(c) == v for c, v in r.items())), None)
         if not tied_old:
             continue  # the example's SQL does not write this word as the bank does
         for new in added:
             if new in used:
                 continue
             # the question's word as the bank writes it where the example's word is not said
-            tied_new = next((r for r in readings_without(words, new, old) if same_shape(r, tied_old)), None)
+            own = readings_without(words, new, old)
+            own += [m for r in own for m in moved(words, new, r, tied_old)]
+            tied_new = next((r for r in own if same_shape(r, tied_old)), None)
             if not tied_new or tied_new == tied_old:
                 continue
             if any(s.mapping.keys() & tied_old.keys() for s in swaps):
