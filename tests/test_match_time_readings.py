@@ -136,3 +136,34 @@ def test_year_like_clock_times_fit_a_deeper_candidate(monkeypatch):
     assert deeper.fits(question, example)
     monkeypatch.setattr(time_readings, "FIT_CLOCKS", False)
     assert not deeper.fits(question, example)
+
+
+def _hit(masked: str):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(example=SimpleNamespace(masked_question=masked, question=masked), score=0.9)
+
+
+def test_deeper_candidates_said_with_the_question_s_classes_come_first(monkeypatch):
+    """(``CUES_FIRST``, off by default.) 'before [MASK]' is nearer 'after [MASK]' to MiniLM than to its own template's 'before [MASK]': past the
+    usual depth only the examples said with the question's meaning classes are kept, and they are tried first."""
+    monkeypatch.setattr(time_readings, "CUES_FIRST", True)
+    question = "what flights go from [MASK] to [MASK] before [MASK]"
+    hits = [_hit("what flights from [MASK] to [MASK] after [MASK]"), _hit("show me flights from [MASK] to [MASK]"),
+            _hit("flights from [MASK] to [MASK] arriving after [MASK]"), _hit("list flights from [MASK] to [MASK] before [MASK]")]
+    kept = time_readings.cues_first(hits, question, 2)
+    assert kept == [hits[0], hits[1], hits[3]]
+    assert sorted(kept, key=lambda h: time_readings.cue_rank(h, question))[0] is hits[3]
+    assert time_readings.cue_depth(40) == time_readings.CUE_DEPTH
+    monkeypatch.setattr(time_readings, "CUES_FIRST", False)
+    assert time_readings.cues_first(hits, question, 2) == hits[:2]
+    assert time_readings.cue_rank(hits[3], question) == time_readings.cue_rank(hits[0], question)
+    assert time_readings.cue_depth(40) == 40
+
+
+def test_a_deeper_candidate_asking_another_thing_joins_no_tie(monkeypatch):
+    flights, airplanes = _hit("list flights from [MASK] to [MASK] before [MASK]"), _hit("what kind of airplane goes ...")
+    differently = {id(airplanes): "it asks for airplane, yours for flight"}
+    assert time_readings.asking_alike([airplanes, flights], lambda c: differently.get(id(c))) == [flights]
+    monkeypatch.setattr(time_readings, "ASKED_ALIKE", False)
+    assert time_readings.asking_alike([airplanes, flights], lambda c: differently.get(id(c))) == [airplanes, flights]
