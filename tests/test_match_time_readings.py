@@ -104,8 +104,10 @@ def test_an_early_question_is_not_read_from_a_morning_example(asker):
 
 @pytest.mark.parametrize("low,high", [(1800, 1900), (1700, 2000)])
 def test_a_range_of_two_clock_times_pairs_end_to_end(asker, monkeypatch, low, high):
-    """'between 1800 and 1900': both year-like to the masker, both re-read as times, paired in order; and
-    'between 1700 and 2000' against the example's 'between 1600 and 1700' is not crossed by the equal 1700."""
+    """(``RANGE_IN_ORDER``, off by default.) 'between 1800 and 1900': both year-like to the masker, both re-read as
+    times, paired in order; and 'between 1700 and 2000' against the example's 'between 1600 and 1700' is not crossed
+    by the equal 1700."""
+    monkeypatch.setattr(time_readings, "RANGE_IN_ORDER", True)
     question = f"flights from DALLAS to DENVER arriving between {low} and {high}"
     r = asker.ask(question, route="match")
     assert r.status == "ok", r.think and r.think.reason
@@ -119,6 +121,8 @@ def test_a_range_of_two_clock_times_pairs_end_to_end(asker, monkeypatch, low, hi
 
 
 def test_a_word_of_the_example_s_meaning_class_is_no_added_modifier(monkeypatch):
+    """(``CLASS_WORDS``, off by default.)"""
+    monkeypatch.setattr(time_readings, "CLASS_WORDS", True)
     assert time_readings.said_in_class("arrives", {"flights", "arriving"})
     assert not time_readings.said_in_class("arrives", {"flights", "leaving"})
     assert not time_readings.said_in_class("cheap", {"flights", "arriving"})
