@@ -1125,7 +1125,7 @@ def adapt_sql(
             confidence *= 0.97 ** diff.soft
 
     slots = read.slots  # read only: their nodes are the remembered parse's (step 4 maps them onto a copy)
-    alignment = read.alignment(tuple(ex_spans))  # align(ex_spans, slots), remembered per spans (read only)
+    alignment = align(ex_spans, slots)
     reread = clock_numbers.reread(ex_spans, nw_spans, slots, alignment)  # "after 2100": a time, not a year
     if reread != (ex_spans, nw_spans):
         ex_spans, nw_spans = reread
