@@ -91,11 +91,14 @@ def run_chain(
     question: str | None = None,
     *,
     dummy: DummyTester | None = None,
+    owned: bool = False,
 ) -> CorrectionResult:
     """Run the correctors in :data:`CHAIN_ORDER` (see module doc).
 
     ``matcher`` may be None (no value correction). Parse errors of the input and
-    errors of the correctors are returned in ``errors``, never raised.
+    errors of the correctors are returned in ``errors``, never raised. ``owned``: the
+    caller hands a tree ``sql_or_ast`` over (never reads it again), so the chain rewrites
+    it in place instead of a copy of it (the match route: its adapted tree is its own).
     """
     settings = settings or AutocorrectSettings()
     changes: list[Change] = []
@@ -129,7 +132,7 @@ def run_chain(
         if changes:
             original_text = text
     else:
-        tree = sql_or_ast.copy()
+        tree = sql_or_ast if owned else sql_or_ast.copy()
 
     # 2-5. AST correctors. The chain owns ``tree`` (parsed or copied above), so the
     # correctors rewrite it in place (copy=False) and share one scope analysis after

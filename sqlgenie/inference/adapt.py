@@ -1086,12 +1086,14 @@ def adapt_sql(
     notes: list[str] = []
     confidence = 1.0 if exact else max(0.0, min(1.0, similarity))
 
-    # 1. parse and align
+    # 1. parse and align. Until the substitution (step 4) every step only reads the example's SQL: they
+    # read the remembered parse (``read.tree``, ``read.slots``); the fresh copy that is rewritten and handed
+    # out is made at step 4, so a candidate refused before it costs no copy.
     try:
-        tree = parse_sql(example_sql)
+        read = example_sql_reading(example_sql, catalog)  # its parse, slots and vocabulary, read once per text
     except Exception as exc:  # SQLSyntaxError: the bank holds only parsed SQL, but be safe
         return _refuse([f"the example SQL does not parse: {exc}"])
-    read = example_sql_reading(example_sql, catalog)  # its slots and vocabulary, read once per text
+    tree = read.tree  # read only until step 4
     # words outside the spans
     route_checks: list[tuple[str, str]] = []  # places the question's direction verbs give an end (route_ends)
     if not exact and example_masked is not None and new_masked is not None:
@@ -1122,9 +1124,7 @@ def adapt_sql(
             notes.append("wording differs: " + " ".join([f"+{w}" for w in diff.added] + [f"-{w}" for w in diff.removed]))
             confidence *= 0.97 ** diff.soft
 
-    slots = read.slots_on(tree)
-    if slots is None:  # never seen: a fresh parse walks as the remembered one
-        slots = collect_slots(tree, catalog)
+    slots = read.slots  # read only: their nodes are the remembered parse's (step 4 maps them onto a copy)
     alignment = align(ex_spans, slots)
     ranged = time_readings.range_pairs(  # cover19b: "between A and B" of two times, end to end
         example_masked, new_masked, len(ex_spans), len(nw_spans), slots, alignment)
@@ -1241,9 +1241,13 @@ def adapt_sql(
     if unaccounted:
         return _refuse(unaccounted, notes, pair_texts)
 
-    # 4. apply
+    # 4. apply, on a fresh copy of the parse (its slots are the remembered ones, node for node)
+    tree = parse_sql(example_sql)
+    fresh = read.slots_on(tree)
+    if fresh is None:  # never seen: a copy walks as the remembered parse
+        fresh = collect_slots(tree, catalog)
     for j, node in replacements.items():
-        slots[j].node.replace(node)
+        fresh[j].node.replace(node)
     if route_checks:  # "leaving X" read as "from X": the query must bind X there (inference/route_ends.py)
         from sqlgenie.inference.route_ends import unbound_ends
 

@@ -97,6 +97,17 @@ class BankSnapshot:
         found.sort(key=lambda i: (-self.rows[i][10], -self.rows[i][11], self.rows[i][0]))
         return [_row_to_example(self._example_row(i)) for i in found[: max(int(limit), 0)]]
 
+    def skeleton_rows(self, skeleton: str, limit: int) -> list[tuple]:
+        """The rows (``example_bank.store._COLUMNS``, spans fresh) whose skeleton is ``skeleton``, by id, at most
+        ``limit``: what :mod:`sqlgenie.inference.groups` asked the store for each new skeleton (perf19)."""
+        index = self.__dict__.get("_skeleton_index")
+        if index is None:
+            index = {}
+            for i, row in enumerate(self.rows):  # rows are by id: so is each list
+                index.setdefault(row[8], []).append(i)
+            self._skeleton_index = index
+        return [self._example_row(i) for i in index.get(skeleton, ())[: max(int(limit), 0)]]
+
     @property
     def _keys(self) -> dict[str, list[int]]:
         keys = self.__dict__.get("_key_index")

@@ -56,6 +56,9 @@ ENABLED = True
 #: gains nothing from the rest).
 MAX_MEMBERS = 40
 
+#: A skeleton's members read from the bank held in the process inside an ask (perf19), not asked of the store.
+HELD_MEMBERS = True
+
 
 _DIRECTION = DIRECTION_BEFORE_VALUE
 
@@ -208,6 +211,11 @@ class Groups:
 
         r = self.retriever
         statuses = list(getattr(r, "statuses", ("verified",)))
+        rows = self._held_members(skeleton, statuses)
+        if rows is not None:
+            members = [m for m in (self.member(_row_to_example(row)) for row in rows) if m is not None]
+            self._by_skeleton[skeleton] = members
+            return members
         query = (f"SELECT {_COLUMNS} FROM sqlgenie.bank_examples WHERE md5(skeleton) = md5(%s) AND skeleton = %s"
                  " AND status = ANY(%s)")
         params: list[Any] = [skeleton, skeleton, statuses]
@@ -223,6 +231,17 @@ class Groups:
         members = [m for m in (self.member(_row_to_example(row)) for row in rows) if m is not None]
         self._by_skeleton[skeleton] = members
         return members
+
+    def _held_members(self, skeleton: str, statuses: list[str]) -> list[tuple] | None:
+        """The rows of ``skeleton`` from the bank held in the process (:mod:`sqlgenie.inference.bank_snapshot`,
+        this ask's bank version), as the store's query below returns them; None outside an ask, for statuses
+        other than verified, or when the snapshot is off: the store answers."""
+        from sqlgenie.inference.bank_snapshot import snapshot_for
+
+        if not HELD_MEMBERS or statuses != ["verified"]:
+            return None
+        snapshot = snapshot_for(self.retriever.store, getattr(self.retriever, "allowed", None))
+        return None if snapshot is None else snapshot.skeleton_rows(skeleton, MAX_MEMBERS)
 
     def group(self, example: Any) -> Group:
         """The examples with ``example``'s skeleton and intent constants (itself included)."""

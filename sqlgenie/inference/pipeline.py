@@ -539,8 +539,10 @@ class Asker:
             result.confidence = adapted.confidence
             result.adaptation = adapted.to_dict()
             sql_in: Any = adapted.tree if adapted.substitutions and adapted.tree is not None else adapted.sql
+            handed_over = sql_in is adapted.tree  # this ask's own adapted tree: nothing reads it after the chain
         elif use_llm:
             sql_in = self._generate(result, clock, retrieval, matches)
+            handed_over = False
         else:
             self._think(result, matches, "the match route could not adapt the nearest examples",
                         adaptation_failed=True, details=failures)
@@ -558,7 +560,7 @@ class Asker:
             matcher = self.matcher
             if result.method == "adapt":  # the question's value as the database stores it (precision rules)
                 matcher = precision.pin_stored_values(matcher, adapted, self.executor, self.catalog)
-            corrected = run_chain(sql_in, self.catalog, matcher, settings, question=question)
+            corrected = run_chain(sql_in, self.catalog, matcher, settings, question=question, owned=handed_over)
         result.sql = corrected.sql
         result.corrections = [c.to_dict() for c in corrected.changes]
         result.correction_errors = [e.to_dict() for e in corrected.errors]

@@ -57,7 +57,7 @@ from typing import Any, Callable, Iterator, Sequence
 from sqlglot import exp
 
 from sqlgenie.inference import shared_constants
-from sqlgenie.autocorrect.base import parse_sql, to_sql
+from sqlgenie.autocorrect.base import parse_sql, parsed_read_only, to_sql
 from sqlgenie.inference.adapt import (
     DIRECTION_BEFORE_VALUE,
     AdaptedSQL,
@@ -655,9 +655,10 @@ _PLAIN_WORDS = re.compile(r"[A-Za-z0-9 ]+")
 def constant_columns(sql: str) -> tuple[tuple[str, str], ...]:
     """``(words, column)`` of each string constant of ``sql`` compared with a column
     (``=``, ``<>``, ``IN``, ``LIKE``, ``ILIKE``; ``?`` when no column is named): the words
-    its letters and digits spell, lowercase. ``()`` when sqlglot cannot parse it."""
+    its letters and digits spell, lowercase. ``()`` when sqlglot cannot parse it. Reads the remembered
+    parse itself (no copy: nothing here changes a node)."""
     try:
-        tree = parse_sql(sql)
+        tree = parsed_read_only(sql)
     except Exception:
         return ()
     out: list[tuple[str, str]] = []
