@@ -15,7 +15,7 @@ from bank_fixture import AIR_ROUTE, bank_asker, create_air
 
 import example_bank.masking as masking
 from example_bank.masking import SchemaVocabulary, mask_question
-from sqlgenie.inference import clock_numbers
+from sqlgenie.inference import clock_numbers, time_readings
 
 CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS"]
 
@@ -62,10 +62,15 @@ def test_a_year_like_number_compared_with_a_time_of_day_is_a_number(asker, monke
     assert r.status == "refused", r.sql
 
 
-def test_two_times_of_day_are_left_as_they_were(asker):
+def test_two_times_of_day_are_left_as_they_were(asker, monkeypatch):
     """Only one time of day is re-read: with two, pairing gives a repeated value its equal first and crossed
     "between 1600 and 1700" against "between 1700 and 2000" (ATIS seed 0); a range of year-like numbers
-    stays refused."""
+    stays refused, unless both questions say it "between A and B" and ``time_readings.RANGE_IN_ORDER`` (cover19b,
+    off by default) pairs the ends in order (tests/test_match_time_readings.py)."""
+    monkeypatch.setattr(time_readings, "RANGE_IN_ORDER", True)
+    r = asker.ask("flights from BOSTON to ATLANTA arriving between 1800 and 1900", route="match")
+    assert r.status == "refused" or ("arrival_time >= 1800" in r.sql and "arrival_time <= 1900" in r.sql), r.sql
+    monkeypatch.setattr(time_readings, "RANGE_IN_ORDER", False)
     r = asker.ask("flights from BOSTON to ATLANTA arriving between 1800 and 1900", route="match")
     assert r.status == "refused", r.sql
     from sqlgenie.autocorrect.base import parse_sql

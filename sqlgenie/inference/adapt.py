@@ -43,7 +43,7 @@ from sqlgenie.autocorrect.base import parse_sql, parsed_read_only, to_sql
 from sqlgenie.autocorrect.resolve import Resolver
 from sqlgenie.autocorrect.types import parse_full_date
 from sqlgenie.catalog import Catalog
-from sqlgenie.inference import clock_numbers, direction_pairing, stop_forms
+from sqlgenie.inference import clock_numbers, direction_pairing, stop_forms, time_readings
 
 __all__ = [
     "AdaptedSQL",
@@ -1126,7 +1126,9 @@ def adapt_sql(
 
     slots = read.slots  # read only: their nodes are the remembered parse's (step 4 maps them onto a copy)
     alignment = align(ex_spans, slots)
-    reread = clock_numbers.reread(ex_spans, nw_spans, slots, alignment)  # "after 2100": a time, not a year
+    ranged = time_readings.range_pairs(  # cover19b: "between A and B" of two times, end to end
+        example_masked, new_masked, len(ex_spans), len(nw_spans), slots, alignment)
+    reread = clock_numbers.reread(ex_spans, nw_spans, slots, alignment, ranged)  # "after 2100": a time, not a year
     if reread != (ex_spans, nw_spans):
         ex_spans, nw_spans = reread
         alignment = align(ex_spans, slots)
@@ -1170,6 +1172,8 @@ def adapt_sql(
                     s += 2.0 if cols & bound else -2.0
             if es.kind == ns.kind:
                 s += 0.5
+            if (e, n) in ranged:
+                s += 10.0  # a range's ends pair in order whatever their text (time_readings.range_pairs)
             return s
 
         ranked = _pairings(ex_idx, nw_idx, score)

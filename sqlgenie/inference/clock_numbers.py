@@ -75,25 +75,28 @@ def _unsaid_time(slots: Sequence[Any], alignment: Any, clock: set[int]) -> bool:
     return any(k not in bound and _clock_slot(slot) and slot.column in columns for k, slot in enumerate(slots))
 
 
-def reread(ex_spans: Sequence[Any], new_spans: Sequence[Any], slots: Sequence[Any], alignment: Any
-           ) -> tuple[list[Any], list[Any]]:
+def reread(ex_spans: Sequence[Any], new_spans: Sequence[Any], slots: Sequence[Any], alignment: Any,
+           range_ends: Sequence[tuple[int, int]] = ()) -> tuple[list[Any], list[Any]]:
     """The spans of the example and of the question, with year-like numbers read as clock times when the
     example compares a value with a time of day and that makes the two questions' value classes agree
     (else both unchanged). ``slots``/``alignment``: the example SQL's literals and the example spans' bindings
-    (:func:`sqlgenie.inference.adapt.align`)."""
+    (:func:`sqlgenie.inference.adapt.align`); ``range_ends``: the ends of a "between A and B" of two times
+    that pair in order (:func:`sqlgenie.inference.time_readings.range_pairs`), which may both be re-read."""
     ex, new = list(ex_spans), list(new_spans)
     if not ENABLED or Counter(s.cls for s in ex) == Counter(s.cls for s in new):
         return ex, new
     clock = {i for i in range(len(ex)) if alignment.of_span(i)
              and all(_clock_slot(slots[b.slot]) for b in alignment.of_span(i))}
-    if len(clock) != 1:
+    ranged = len(clock) == 2 and clock == {e for e, _ in range_ends}  # cover19b: the ends pair in order
+    if len(clock) != 1 and not ranged:
         return ex, new  # one time of day: with two ("between 1700 and 2000") pairing by equal text may cross them
     if UNSAID_TIMES and _unsaid_time(slots, alignment, clock):
         return ex, new
     ex2 = [replace(s, kind=CLOCK_KIND) if i in clock and s.cls == "date" and year_like(s.text) else s
            for i, s in enumerate(ex)]
     new2 = [replace(s, kind=CLOCK_KIND) if s.cls == "date" and year_like(s.text) else s for s in new]
-    if sum(s.kind == CLOCK_KIND for s in new2) > 1:
+    reread_new = {i for i, s in enumerate(new2) if s.kind == CLOCK_KIND}
+    if len(reread_new) > 1 and not (ranged and reread_new <= {n for _, n in range_ends}):
         return ex, new
     if Counter(s.cls for s in ex2) != Counter(s.cls for s in new2):
         return ex, new

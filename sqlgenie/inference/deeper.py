@@ -95,7 +95,11 @@ def fits(new_spans: Sequence[Any], example_spans: Sequence[Any], value_columns: 
     new = [Span.of(s) for s in new_spans]
     old = [Span.of(s) for s in example_spans]
     if _counts(new) != _counts(old):
-        return False
+        from sqlgenie.inference.time_readings import clock_counts  # cover19b: "1800" may be a time of day
+
+        counted = clock_counts(new)
+        if counted is None or counted != clock_counts(old):
+            return False
     if value_columns is None:
         return True
 
@@ -129,14 +133,19 @@ def extension(asker: Any, retrieval: Any, tried: Sequence[Any], forced: bool = F
     r = asker.retriever
     masked = retrieval.masked
     threshold = asker.settings.match_threshold
+    from sqlgenie.inference import time_readings  # cover19b: the question's meaning classes first
+
+    depth = time_readings.cue_depth(DEPTH)
     vector = r.encode([embedding_text(masked)])[0]  # the encoder's cache: retrieval just encoded it
-    hits = r.nearest(vector, k=DEPTH, allowed_tables=r.allowed, statuses=r.statuses,  # the bank held in the process
-                     ef_search=max(int(getattr(r, "ef_search", 0) or 0), DEPTH))
+    hits = r.nearest(vector, k=depth, allowed_tables=r.allowed, statuses=r.statuses,  # the bank held in the process
+                     ef_search=max(int(getattr(r, "ef_search", 0) or 0), depth))
+    hits = time_readings.cues_first(hits, masked.text, DEPTH)
     seen = {c.example.id for c in tried}
     mine = span_values(masked.spans)
     pool = [h for h in hits if h.example.id not in seen and (forced or h.score >= threshold)]
     bonus = getattr(r, "value_bonus", 0.1)
-    pool.sort(key=lambda h: -rank_score(h.score, value_overlap(mine, span_values(h.example.spans)), bonus))
+    pool.sort(key=lambda h: (time_readings.cue_rank(h, masked.text),
+                             -rank_score(h.score, value_overlap(mine, span_values(h.example.spans)), bonus)))
     out: list[Any] = []
     for hit in pool:
         if len(out) >= EXTRA:
@@ -237,6 +246,9 @@ def fallback(asker: Any, retrieval: Any, tried: Sequence[Any], decision: Any, fa
         more = extension(asker, retrieval, tried, forced)
     except Exception:  # deeper retrieval is an aid: never a reason to fail an answer
         return None, None, failures
+    from sqlgenie.inference import time_readings  # cover19b: a candidate asking another thing joins no tie
+
+    more = time_readings.asking_alike(more, lambda c: asked_differently(asker, retrieval, c))
     if not more:
         return None, None, failures
     adapted, cand, more_failures = asker._adapt(retrieval, more, decision, extend=False)

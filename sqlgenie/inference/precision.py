@@ -390,6 +390,9 @@ def missing_modifiers(tree: exp.Expression, example_masked: str, new_masked: str
     new = [w for w in _WORD.findall(new_masked.lower()) if w != "mask"]
     added = [w for w in dict.fromkeys(new) if w not in ex and w not in _SKIP and len(w) > 2
              and not (schema_word is not None and (schema_word(w) or schema_word(_singular(w))))]
+    from sqlgenie.inference.time_readings import said_in_class  # cover19b: "arrives" where it says "arriving"
+
+    added = [w for w in added if not said_in_class(w, ex)]
     if not added:
         return []
     found = words.modifiers(added)

@@ -189,8 +189,9 @@ def rewrite(example_sql: str, example_masked: Any, new_masked_text: str, words: 
     added = [w for w in mine if w not in set(theirs)]
     if not removed or not added:
         return None
-    ties = (lambda w: words.tied(w) or words.usual(w)) if USUAL_SHARE else words.tied
-    if not any(ties(w) for w in removed) or not any(ties(w) for w in added):
+    from sqlgenie.inference.time_readings import moved, readings, readings_without, same_shape  # cover19b
+
+    if not any(readings(words, w) for w in removed) or not any(readings(words, w) for w in added):
         return None  # the common case, from the cache: no SQL parsed
     present = _implied(example_sql, example_masked.spans, catalog)
     if not present:
@@ -198,15 +199,21 @@ def rewrite(example_sql: str, example_masked: Any, new_masked_text: str, words: 
     swaps: list[Swap] = []
     used: set[str] = set()
     for old in removed:
-        tied_old = ties(old)
-        if not tied_old or any(present.get(c) != v for c, v in tied_old.items()):
+        # the example's word at the reading its SQL carries exactly (the example shows which)
+        # (or on the other time-of-day column the example's SQL compares, where the bank writes it there too)
+        held = readings(words, old)
+        held += [m for r in held for m in moved(words, old, r, present)]
+        tied_old = next((r for r in held if all(present.get(c) == v for c, v in r.items())), None)
+        if not tied_old:
             continue  # the example's SQL does not write this word as the bank does
         for new in added:
             if new in used:
                 continue
-            tied_new = ties(new)
-            if not tied_new or tied_new == tied_old or set(tied_new) != set(tied_old) or \
-                    any(len(tied_new[c]) != len(tied_old[c]) for c in tied_old):
+            # the question's word as the bank writes it where the example's word is not said
+            own = readings_without(words, new, old)
+            own += [m for r in own for m in moved(words, new, r, tied_old)]
+            tied_new = next((r for r in own if same_shape(r, tied_old)), None)
+            if not tied_new or tied_new == tied_old:
                 continue
             if any(s.mapping.keys() & tied_old.keys() for s in swaps):
                 continue  # one word per column
