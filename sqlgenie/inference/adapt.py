@@ -1071,6 +1071,7 @@ def adapt_sql(
     group: Any = None,
     own_directions: bool = True,
     free: Callable[[], frozenset[str]] | None = None,
+    idle: Callable[[], frozenset[str]] | None = None,
 ) -> AdaptedSQL:
     """Adapt ``example_sql`` (PostgreSQL) to a new question (see module doc).
 
@@ -1079,7 +1080,8 @@ def adapt_sql(
     ``value_columns``: the value-cache look-up used to pair and verify values;
     ``own_directions``: the new question's direction words are its own (False where a rewrite
     said them: :mod:`sqlgenie.inference.direction_pairing`); ``free()``: the bank's free words
-    (:mod:`sqlgenie.inference.route_ends`).
+    (:mod:`sqlgenie.inference.route_ends`); ``idle()``: schema words the bank says and never reads
+    (:mod:`sqlgenie.inference.idle_schema_words`), no schema change.
     """
     ex_spans = [Span.of(s) for s in example_spans]
     nw_spans = [Span.of(s) for s in new_spans]
@@ -1106,6 +1108,9 @@ def adapt_sql(
 
         diff, route_checks = route_ends.filter_diff(diff, tree, example_masked, new_masked, ex_spans, nw_spans,
                                                      free)
+        from sqlgenie.inference.idle_schema_words import without_idle
+
+        diff.schema_changes = without_idle(diff.schema_changes, idle)  # "term": the bank's wording, never read
         if diff.cue_changes:
             said = ", ".join(f"{c} ({_CUE_WORDS.get(c, c.lower())})" for c in diff.cue_changes)
             return _refuse([f"the question differs from the example in meaning words: {said}"])
