@@ -678,6 +678,17 @@ def render_literal(render: Render, slot: Slot, new_span: Span) -> exp.Expression
     raise AdaptError(f"unknown derivation {name}")  # pragma: no cover
 
 
+def _bank_year(render: Render, slot: Slot, new_span: Span, years: Callable[[], dict] | None) -> exp.Expression | None:
+    """The year the bank writes for the relative phrase ``new_span`` ("this year"), as the literal of a year
+    ``slot`` (:mod:`sqlgenie.inference.relative_years`); None when the slot is no year or the bank has no reading."""
+    if years is None or render.name != "date:year" or slot.is_string:
+        return None
+    from sqlgenie.inference.relative_years import year_of
+
+    year = year_of(new_span.text, years)
+    return None if year is None else _number_node(year, slot)
+
+
 def _number_node(value: Decimal, slot: Slot) -> exp.Expression:
     text = _number_text(value)
     if slot.is_string:
@@ -1072,6 +1083,7 @@ def adapt_sql(
     own_directions: bool = True,
     free: Callable[[], frozenset[str]] | None = None,
     idle: Callable[[], frozenset[str]] | None = None,
+    years: Callable[[], dict] | None = None,
 ) -> AdaptedSQL:
     """Adapt ``example_sql`` (PostgreSQL) to a new question (see module doc).
 
@@ -1081,7 +1093,8 @@ def adapt_sql(
     ``own_directions``: the new question's direction words are its own (False where a rewrite
     said them: :mod:`sqlgenie.inference.direction_pairing`); ``free()``: the bank's free words
     (:mod:`sqlgenie.inference.route_ends`); ``idle()``: schema words the bank says and never reads
-    (:mod:`sqlgenie.inference.idle_schema_words`), no schema change.
+    (:mod:`sqlgenie.inference.idle_schema_words`), no schema change; ``years()``: the relative year phrases the
+    bank writes as one year (:mod:`sqlgenie.inference.relative_years`), written where a year value stood.
     """
     ex_spans = [Span.of(s) for s in example_spans]
     nw_spans = [Span.of(s) for s in new_spans]
@@ -1219,8 +1232,10 @@ def adapt_sql(
             try:
                 node = render_literal(b.render, slot, ns)
             except AdaptError as exc:
-                unaccounted.append(f"{ns.text!r} cannot replace {es.text!r}: {exc}")
-                break
+                node = _bank_year(b.render, slot, ns, years)  # "this year": the year the bank writes for it
+                if node is None:
+                    unaccounted.append(f"{ns.text!r} cannot replace {es.text!r}: {exc}")
+                    break
             verified: bool | None = None
             if value_columns is not None and es.cls == "text" and slot.column and slot.is_string and \
                     b.render.name in ("text", "like"):
