@@ -12,9 +12,10 @@ ASC, DESC cue classes), few rank ("papers cited by at least 5 papers", "papers t
 parsing papers").
 
 :func:`ranks_alone` recounts a ranking modifier over the verified questions that say it *without*
-a ranking word; when the question itself says no ranking word, the word is a ranking modifier only
-if it still is there (:data:`MIN_SHARE` of at least :data:`MIN_USES`, as ``ModifierWords``). A word
-that ranks on its own ("popular") keeps refusing. Read on demand per word (at most
+a ranking word; when the question itself says no ranking word, the word is no ranking modifier when
+at least :data:`MIN_USES` such questions say it and fewer than :data:`MIN_SHARE` of them rank. A word
+that ranks on its own ("popular"), or that too few questions say without a ranking word (scholar seed
+13: "topics popular at NIPS 2015" alone), keeps refusing. Read on demand per word (at most
 :data:`SAMPLE` questions), cached with the modifier words until the bank changes.
 """
 
@@ -42,9 +43,9 @@ def question_ranks(masked_text: str) -> bool:
 
 
 def ranks_alone(word: str, modifier_words: Any) -> bool:
-    """``word`` (a ranking modifier of ``modifier_words``, a ``precision.ModifierWords``) still ranks in the
-    verified questions that say it and no ranking word (at least :data:`MIN_USES`, :data:`MIN_SHARE` of them
-    ranking); True when they cannot be read (the modifier keeps refusing)."""
+    """``word`` (a ranking modifier of ``modifier_words``, a ``precision.ModifierWords``) may rank on its own:
+    False only when at least :data:`MIN_USES` verified questions say it and no ranking word and fewer than
+    :data:`MIN_SHARE` of their queries rank; True otherwise (the modifier keeps refusing)."""
     cache = modifier_words.__dict__.setdefault("_ranks_alone", {})
     got = cache.get(word)
     if got is not None:
@@ -66,6 +67,6 @@ def ranks_alone(word: str, modifier_words: Any) -> bool:
         uses += 1
         if _ORDER in sql_features(sql, spans or [], modifier_words.catalog):
             ordered += 1
-    got = uses >= MIN_USES and ordered >= MIN_SHARE * uses
+    got = not (uses >= MIN_USES and ordered < MIN_SHARE * uses)  # too few such uses: no evidence, it ranks
     cache[word] = got
     return got
