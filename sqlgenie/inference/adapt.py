@@ -689,6 +689,23 @@ def _bank_year(render: Render, slot: Slot, new_span: Span, years: Callable[[], d
     return None if year is None else _number_node(year, slot)
 
 
+def _bank_year_binding(e: int, span: Span, slots: Sequence[Slot], alignment: Alignment,
+                       years: Callable[[], dict] | None) -> list[Binding]:
+    """The example's relative year phrase ``span`` ("this year", no value of its own) bound to the one year
+    literal of the example's SQL that no span produced and that equals the year the bank writes for the phrase
+    (:mod:`sqlgenie.inference.relative_years`); [] without such a phrase, reading or single literal."""
+    if years is None or span.cls != "date":
+        return []
+    from sqlgenie.inference.relative_years import is_year_slot, year_of
+
+    year = year_of(span.text, years)
+    if year is None:
+        return []
+    taken = {b.slot for b in alignment.bindings}
+    found = [j for j, slot in enumerate(slots) if j not in taken and is_year_slot(slot) and slot.number == year]
+    return [Binding(e, found[0], Render("date:year"))] if len(found) == 1 else []
+
+
 def _number_node(value: Decimal, slot: Slot) -> exp.Expression:
     text = _number_text(value)
     if slot.is_string:
@@ -1210,6 +1227,8 @@ def adapt_sql(
         bound = alignment.of_span(e)
         if same:
             continue
+        if not bound:  # "this year" in the example: the year the bank writes for it, if its SQL compares it once
+            bound = _bank_year_binding(e, es, slots, alignment, years)
         if not bound:
             unaccounted.append(
                 f"{ns.text!r} takes the place of {es.text!r}, which the example's SQL does not use as a value")

@@ -15,7 +15,11 @@ verified questions say, each of whose queries compares **one** such year, the sa
 that year; one query that writes it otherwise (another year, ``EXTRACT(YEAR FROM CURRENT_DATE) - 1``,
 a subquery, two years as "next year" in a two-term window) and the phrase has no reading. Adaptation
 then writes that year where the example's year value stood (``adapt.adapt_sql``'s ``years``), and
-only there: a phrase that takes the place of anything but a year value is refused as before.
+only there: a phrase that takes the place of anything but a year value is refused as before. The other
+way round, an example that says the phrase ("What papers were written on question answering *this year*
+?", ``year = 2016``) has its one year literal equal to the reading bound to the phrase, so the question's
+"in 2016" (or "in 2010") replaces it (``adapt._bank_year_binding``): scholar seed 13 had four seen
+questions refused as "'2016' takes the place of 'this year', which the example's SQL does not use as a value".
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from collections import defaultdict
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["ENABLED", "MIN_EXAMPLES", "YearPhrases", "phrase_key", "year_phrases"]
+__all__ = ["ENABLED", "MIN_EXAMPLES", "YearPhrases", "is_year_slot", "phrase_key", "year_of", "year_phrases"]
 
 #: On: a relative year phrase the bank writes as one year in every verified question saying it replaces
 #: an example's year value. Off: such a phrase cannot replace a year (the adaptation is refused).
@@ -55,6 +59,13 @@ def phrase_key(text: str) -> str | None:
     return " ".join(words)
 
 
+def is_year_slot(slot: Any) -> bool:
+    """A number literal compared with a year column or a date part, 1800-2199 (``adapt.Slot``)."""
+    column = (slot.column or "").lower().rsplit(".", 1)[-1]
+    n = slot.number
+    return not slot.is_string and n is not None and 1800 <= n <= 2199 and (slot.temporal or "year" in column)
+
+
 def _year_constants(sql: str, spans: Any, catalog: Any) -> list[Decimal] | None:
     """The year constants of ``sql`` no span produced (numbers compared with a year column or a date
     part, 1800-2199); None when the SQL does not parse."""
@@ -66,13 +77,9 @@ def _year_constants(sql: str, spans: Any, catalog: Any) -> list[Decimal] | None:
         return None
     bound = {b.slot for b in alignment.bindings}
     out = []
-    for s in slots:
-        if s.index in bound or s.is_string:
-            continue
-        column = (s.column or "").lower().rsplit(".", 1)[-1]
-        n = s.number
-        if n is not None and 1800 <= n <= 2199 and (s.temporal or "year" in column):
-            out.append(n)
+    for j, s in enumerate(slots):
+        if j not in bound and is_year_slot(s):
+            out.append(s.number)
     return out
 
 
