@@ -67,3 +67,17 @@ def test_an_idle_word_the_question_adds_is_no_schema_change(asker, monkeypatch):
     r = asker.ask(question, route="match")
     assert r.status == "ok", r.think and r.think.reason
     assert "'DENVER'" in r.sql and "'ATLANTA'" in r.sql and "trip_kind" not in r.sql and "COUNT" not in r.sql.upper()
+
+
+def test_a_word_the_bank_writes_as_constants_is_never_idle(asker, monkeypatch):
+    from sqlgenie.inference import word_constants
+
+    class Written:
+        def tied(self, word):
+            return {"air.flight.flight_id": ("1",)} if word == "trip" else {}
+
+        def usual(self, word):
+            return {}
+
+    monkeypatch.setattr(word_constants, "word_constants", lambda retriever, catalog: Written())
+    assert "trip" not in idle_schema_words.IdleSchemaWords(asker.retriever, asker.catalog, asker._schema_word).words()

@@ -15,8 +15,10 @@ against "... in the Spring or Summer ?").
 :func:`idle_words` reads the verified bank of the scope once (cached until it changes): a schema
 word that at least :data:`MIN_USES` verified questions say (as adaptation's diff reads them:
 singular forms outside the values) while none of their queries uses an identifier it names
-(``adapt.word_in`` over the query's vocabulary, as the diff reads it) is **idle**: the bank shows
-it as wording, never as a part of a query. An idle word the question adds is no schema change
+(``adapt.word_in`` over the query's vocabulary, as the diff reads it) and that the bank does not write
+as constants (``word_constants``: tied, or at the usual share; ATIS "night", a word of
+``fare_basis.night``, is written as ``departure_time`` constants) is **idle**: the bank shows it as
+wording, never as a part of a query. An idle word the question adds is no schema change
 (it stays a soft difference, and every other check still reads it). Learned per scope from the
 bank's own examples, never a word list; a schema word one verified query reads is never idle.
 """
@@ -56,6 +58,7 @@ class IdleSchemaWords:
         from example_bank.store import _COLUMNS, _row_to_example
         from sqlgenie.inference.adapt import example_sql_reading, word_in
         from sqlgenie.inference.groups import groups_of
+        from sqlgenie.inference.word_constants import word_constants
 
         r = self.retriever
         statuses = list(getattr(r, "statuses", ("verified",)))
@@ -86,7 +89,21 @@ class IdleSchemaWords:
                 if word_in(w, used):
                     read[w] += 1
         self.said, self.read = dict(said), dict(read)
-        return frozenset(w for w, n in said.items() if n >= MIN_USES and not read.get(w))
+        idle = [w for w, n in said.items() if n >= MIN_USES and not read.get(w)]
+        constants = word_constants(r, self.catalog) if idle else None
+        return frozenset(w for w in idle if not _written_as_constants(w, constants))
+
+
+def _written_as_constants(word: str, constants: Any) -> bool:
+    """The bank writes ``word`` as constants its queries compare (``word_constants``: tied, or at the usual
+    share): it is read, as numbers rather than as a column it names (ATIS "night", a word of
+    ``fare_basis.night`` that the bank's questions mean as ``departure_time`` constants)."""
+    if constants is None:
+        return False
+    try:
+        return bool(constants.tied(word) or constants.usual(word))
+    except Exception:  # unreadable: the word is not shown to be wording
+        return True
 
 
 def idle_words(retriever: Any, catalog: Any, schema_word: Callable[[str], bool]) -> frozenset[str]:
