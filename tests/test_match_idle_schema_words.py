@@ -81,3 +81,12 @@ def test_a_word_the_bank_writes_as_constants_is_never_idle(asker, monkeypatch):
 
     monkeypatch.setattr(word_constants, "word_constants", lambda retriever, catalog: Written())
     assert "trip" not in idle_schema_words.IdleSchemaWords(asker.retriever, asker.catalog, asker._schema_word).words()
+
+
+def test_an_idle_word_right_before_a_value_stays_a_schema_change(monkeypatch):
+    idle = lambda: frozenset({"take", "term"})  # noqa: E731
+    masked = "if i take [mask] , how many credits in the [mask] term ?"
+    assert idle_schema_words.words_before_values(masked) == {"take", "the"}
+    assert idle_schema_words.without_idle(["take", "term"], idle, masked) == ["take"]
+    monkeypatch.setattr(idle_schema_words, "BEFORE_VALUE", False)
+    assert idle_schema_words.without_idle(["take", "term"], idle, masked) == []

@@ -25,14 +25,19 @@ bank's own examples, never a word list; a schema word one verified query reads i
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any, Callable
 
-__all__ = ["ENABLED", "MIN_USES", "IdleSchemaWords", "idle_words", "without_idle"]
+__all__ = ["BEFORE_VALUE", "ENABLED", "MIN_USES", "IdleSchemaWords", "idle_words", "without_idle", "words_before_values"]
 
 #: On: a schema word the bank says in :data:`MIN_USES` or more verified questions and reads in none of
 #: their queries is no schema change in adaptation's word diff. Off: every schema word counts.
 ENABLED = True
+#: On: an idle word right before a value of the question still counts as a schema change (it may name the
+#: value's column). ADVISING seed 13 without it: "If I *take* 699 , how many credits will I receive ?" answered
+#: from "Of the upper-level classes , how many are 14 credits ?" with ``credits = '699'`` (a novel question).
+BEFORE_VALUE = True
 #: Verified questions that must say the word (a word the bank rarely says shows nothing).
 MIN_USES = 5
 #: Verified examples read at most (a bigger bank is read in its first rows only).
@@ -119,10 +124,24 @@ def idle_words(retriever: Any, catalog: Any, schema_word: Callable[[str], bool])
         return frozenset()
 
 
-def without_idle(schema_changes: list[str], idle: Callable[[], frozenset[str]] | None) -> list[str]:
+def without_idle(schema_changes: list[str], idle: Callable[[], frozenset[str]] | None,
+                 new_masked: str | None = None) -> list[str]:
     """``schema_changes`` (adaptation's diff) without the words the bank says and never reads; ``idle()``
-    gives them (read only when a schema word differs)."""
+    gives them (read only when a schema word differs). A word right before a value of the question
+    (``new_masked``) stays a schema change when :data:`BEFORE_VALUE` is on: it may say which column the value
+    fills ("If I *take* 699 , how many credits ...": a course number, not credits)."""
     if not ENABLED or idle is None or not schema_changes:
         return schema_changes
     known = idle()
+    if BEFORE_VALUE and new_masked:
+        known = known - words_before_values(new_masked)
     return [w for w in schema_changes if w not in known]
+
+
+def words_before_values(masked_text: str) -> frozenset[str]:
+    """The words right before each value (``[mask]``) of a masked question, in adaptation's singular forms."""
+    from sqlgenie.inference.adapt import _tokens
+
+    words = re.findall(r"\[mask\]|[a-z0-9']+", masked_text.lower())
+    before = [words[i - 1] for i, w in enumerate(words) if w == "[mask]" and i and words[i - 1] != "[mask]"]
+    return frozenset(t for w in before for t in _tokens(w))
