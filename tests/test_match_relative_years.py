@@ -66,11 +66,11 @@ def test_a_phrase_the_bank_writes_two_ways_is_refused(asker):
 def test_a_year_replaces_the_phrase_of_the_example(asker, monkeypatch):
     """The example says "this year" (its SQL: 2015, the bank's reading): the question's 2013 replaces it."""
     question = "how many papers did Dan Klein write in 2013"
-    monkeypatch.setattr(relative_years, "ENABLED", False)
+    monkeypatch.setattr(relative_years, "EXAMPLE_PHRASES", False)
     r = asker.ask(question, route="match")
     assert r.status == "refused", r.sql
     assert "takes the place of" in (r.think.reason or ""), r.think.reason
-    monkeypatch.setattr(relative_years, "ENABLED", True)
+    monkeypatch.setattr(relative_years, "EXAMPLE_PHRASES", True)
     r = asker.ask(question, route="match")
     assert r.status == "ok", r.think and r.think.reason
     assert "2013" in r.sql and "2015" not in r.sql and "'Dan Klein'" in r.sql

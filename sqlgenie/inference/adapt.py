@@ -694,9 +694,11 @@ def _bank_year_binding(e: int, span: Span, slots: Sequence[Slot], alignment: Ali
     """The example's relative year phrase ``span`` ("this year", no value of its own) bound to the one year
     literal of the example's SQL that no span produced and that equals the year the bank writes for the phrase
     (:mod:`sqlgenie.inference.relative_years`); [] without such a phrase, reading or single literal."""
-    if years is None or span.cls != "date":
-        return []
+    from sqlgenie.inference import relative_years
     from sqlgenie.inference.relative_years import is_year_slot, year_of
+
+    if years is None or span.cls != "date" or not relative_years.EXAMPLE_PHRASES:
+        return []
 
     year = year_of(span.text, years)
     if year is None:

@@ -29,11 +29,15 @@ from collections import defaultdict
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["ENABLED", "MIN_EXAMPLES", "YearPhrases", "is_year_slot", "phrase_key", "year_of", "year_phrases"]
+__all__ = ["ENABLED", "EXAMPLE_PHRASES", "MIN_EXAMPLES", "YearPhrases", "is_year_slot", "phrase_key", "year_of", "year_phrases"]
 
 #: On: a relative year phrase the bank writes as one year in every verified question saying it replaces
 #: an example's year value. Off: such a phrase cannot replace a year (the adaptation is refused).
 ENABLED = True
+#: On (with :data:`ENABLED`): the other way round, an example's relative year phrase is bound to the one year
+#: literal of its SQL equal to the bank's reading, so a year of the question replaces it
+#: (``adapt._bank_year_binding``). Off: such a phrase is a value the example's SQL does not use (refused).
+EXAMPLE_PHRASES = True
 #: Verified questions that must say the phrase (each comparing the same single year).
 MIN_EXAMPLES = 2
 #: Verified examples read at most (a bigger bank is read in its first rows only).
