@@ -84,7 +84,7 @@ def test_a_word_the_bank_writes_as_constants_is_never_idle(asker, monkeypatch):
 
 
 def test_an_idle_word_right_before_a_value_stays_a_schema_change(monkeypatch):
-    idle = lambda: frozenset({"take", "term"})  # noqa: E731
+    idle = lambda: frozenset({"take", "term"})
     masked = "if i take [mask] , how many credits in the [mask] term ?"
     assert idle_schema_words.words_before_values(masked) == {"take", "the"}
     assert idle_schema_words.without_idle(["take", "term"], idle, masked) == ["take"]

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["BEFORE_VALUE", "ENABLED", "MIN_USES", "IdleSchemaWords", "idle_words", "without_idle", "words_before_values"]
 
