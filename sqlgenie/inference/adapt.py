@@ -678,6 +678,36 @@ def render_literal(render: Render, slot: Slot, new_span: Span) -> exp.Expression
     raise AdaptError(f"unknown derivation {name}")  # pragma: no cover
 
 
+def _bank_year(render: Render, slot: Slot, new_span: Span, years: Callable[[], dict] | None) -> exp.Expression | None:
+    """The year the bank writes for the relative phrase ``new_span`` ("this year"), as the literal of a year
+    ``slot`` (:mod:`sqlgenie.inference.relative_years`); None when the slot is no year or the bank has no reading."""
+    if years is None or render.name != "date:year" or slot.is_string:
+        return None
+    from sqlgenie.inference.relative_years import year_of
+
+    year = year_of(new_span.text, years)
+    return None if year is None else _number_node(year, slot)
+
+
+def _bank_year_binding(e: int, span: Span, slots: Sequence[Slot], alignment: Alignment,
+                       years: Callable[[], dict] | None) -> list[Binding]:
+    """The example's relative year phrase ``span`` ("this year", no value of its own) bound to the one year
+    literal of the example's SQL that no span produced and that equals the year the bank writes for the phrase
+    (:mod:`sqlgenie.inference.relative_years`); [] without such a phrase, reading or single literal."""
+    from sqlgenie.inference import relative_years
+    from sqlgenie.inference.relative_years import is_year_slot, year_of
+
+    if years is None or span.cls != "date" or not relative_years.EXAMPLE_PHRASES:
+        return []
+
+    year = year_of(span.text, years)
+    if year is None:
+        return []
+    taken = {b.slot for b in alignment.bindings}
+    found = [j for j, slot in enumerate(slots) if j not in taken and is_year_slot(slot) and slot.number == year]
+    return [Binding(e, found[0], Render("date:year"))] if len(found) == 1 else []
+
+
 def _number_node(value: Decimal, slot: Slot) -> exp.Expression:
     text = _number_text(value)
     if slot.is_string:
@@ -1071,6 +1101,8 @@ def adapt_sql(
     group: Any = None,
     own_directions: bool = True,
     free: Callable[[], frozenset[str]] | None = None,
+    idle: Callable[[], frozenset[str]] | None = None,
+    years: Callable[[], dict] | None = None,
 ) -> AdaptedSQL:
     """Adapt ``example_sql`` (PostgreSQL) to a new question (see module doc).
 
@@ -1079,7 +1111,9 @@ def adapt_sql(
     ``value_columns``: the value-cache look-up used to pair and verify values;
     ``own_directions``: the new question's direction words are its own (False where a rewrite
     said them: :mod:`sqlgenie.inference.direction_pairing`); ``free()``: the bank's free words
-    (:mod:`sqlgenie.inference.route_ends`).
+    (:mod:`sqlgenie.inference.route_ends`); ``idle()``: schema words the bank says and never reads
+    (:mod:`sqlgenie.inference.idle_schema_words`), no schema change; ``years()``: the relative year phrases the
+    bank writes as one year (:mod:`sqlgenie.inference.relative_years`), written where a year value stood.
     """
     ex_spans = [Span.of(s) for s in example_spans]
     nw_spans = [Span.of(s) for s in new_spans]
@@ -1108,6 +1142,9 @@ def adapt_sql(
 
         diff, route_checks = route_ends.filter_diff(diff, tree, example_masked, new_masked, ex_spans, nw_spans,
                                                      free)
+        from sqlgenie.inference.idle_schema_words import without_idle
+
+        diff.schema_changes = without_idle(diff.schema_changes, idle, new_masked)  # "term": the bank's wording, never read
         if diff.cue_changes:
             said = ", ".join(f"{c} ({_CUE_WORDS.get(c, c.lower())})" for c in diff.cue_changes)
             return _refuse([f"the question differs from the example in meaning words: {said}"])
@@ -1196,6 +1233,8 @@ def adapt_sql(
         bound = alignment.of_span(e)
         if same:
             continue
+        if not bound:  # "this year" in the example: the year the bank writes for it, if its SQL compares it once
+            bound = _bank_year_binding(e, es, slots, alignment, years)
         if not bound:
             unaccounted.append(
                 f"{ns.text!r} takes the place of {es.text!r}, which the example's SQL does not use as a value")
@@ -1218,8 +1257,10 @@ def adapt_sql(
             try:
                 node = render_literal(b.render, slot, ns)
             except AdaptError as exc:
-                unaccounted.append(f"{ns.text!r} cannot replace {es.text!r}: {exc}")
-                break
+                node = _bank_year(b.render, slot, ns, years)  # "this year": the year the bank writes for it
+                if node is None:
+                    unaccounted.append(f"{ns.text!r} cannot replace {es.text!r}: {exc}")
+                    break
             verified: bool | None = None
             if value_columns is not None and es.cls == "text" and slot.column and slot.is_string and \
                     b.render.name in ("text", "like"):

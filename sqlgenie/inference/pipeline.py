@@ -46,7 +46,7 @@ from sqlgenie.inference.adapt import AdaptedSQL
 from sqlgenie.inference import answer_words, between_ends, beyond_exact, counterparts, deeper, groups, other_query, unasked_parts
 from sqlgenie.inference import example_parts, example_sides, head_reading, number_place, read_apart, unclear_answers
 from sqlgenie.inference import answer_items, asked_returns, repeated_ends, role_cues, unmet_words
-from sqlgenie.inference import free_words, match_support, value_reading, word_constants
+from sqlgenie.inference import free_words, idle_schema_words, match_support, relative_years, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
 from sqlgenie.inference import precision
 from sqlgenie.inference import sides
@@ -645,6 +645,8 @@ class Asker:
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         tied_words = word_constants.word_constants(self.retriever, self.catalog)  # words the bank writes as numbers
         free = lambda: free_words.free_words(self.retriever, self.catalog)  # noqa: E731 (read on first need)
+        idle = lambda: idle_schema_words.idle_words(self.retriever, self.catalog, self._schema_word)  # noqa: E731
+        years = lambda: relative_years.year_phrases(self.retriever, self.catalog)  # noqa: E731 (read on first need)
         exact_of: dict[int, bool] = {}  # per candidate: worded as the question (match_support)
 
         def verify(cand: Any, group: Any) -> tuple[AdaptedSQL, tuple[bool, str | None]]:
@@ -668,6 +670,8 @@ class Asker:
                 group=license, own_directions=own_directions,  # "between" rewritten: no direction of its own
                 word_ties=tied_words,  # implied constants a shared word carries (shared_constants)
                 free=free,  # words no query needs are no wording of an implied constant (free_words, atis15)
+                idle=idle,  # schema words the bank says and never reads ("term"): no schema change (cover19a)
+                years=years,  # "this year" as the one year the bank writes for it (relative_years, cover19a)
             )
             precision.check_candidate(adapted, ex_masked.text, asked.text, asked.spans, retrieval.question,
                                       catalog=self.catalog, modifiers=modifiers, schema_word=self._schema_word)

@@ -49,6 +49,7 @@ from typing import Any, Iterable, Sequence
 
 from sqlglot import exp
 
+from sqlgenie.inference import ranked_words
 from sqlgenie.inference.adapt import _singular
 
 __all__ = [
@@ -294,6 +295,10 @@ class ModifierWords:
             self.cache[w] = _WordStats(uses, implied, frozenset(cols), ordered)
         return {w: self.cache[w] for w in words}
 
+    def ranks_alone(self, word: str) -> bool:
+        """``word`` ranks in the bank's questions that say no ranking word (:mod:`.ranked_words`)."""
+        return ranked_words.ranks_alone(word, self)
+
     def modifiers(self, words: Sequence[str]) -> dict[str, frozenset[str]]:
         """The words that are modifiers, with what their SQL always has: the columns their
         constants compare, or :data:`_ORDER` (ranking)."""
@@ -354,6 +359,12 @@ class _LazyModifiers:
             self._words, self._resolved = _modifier_words(self.retriever, self.catalog), True
         return self._words.modifiers(words) if self._words is not None else {}
 
+    def ranks_alone(self, word: str) -> bool:
+        """``word`` ranks in the bank's questions that say no ranking word (:mod:`.ranked_words`)."""
+        if not self._resolved:
+            self._words, self._resolved = _modifier_words(self.retriever, self.catalog), True
+        return True if self._words is None else ranked_words.ranks_alone(word, self._words)
+
 
 def modifier_words(retriever: Any, catalog: Any) -> Any:
     """The modifier words of the retriever's scope, looked up lazily (see :class:`ModifierWords`)."""
@@ -396,6 +407,8 @@ def missing_modifiers(tree: exp.Expression, example_masked: str, new_masked: str
     if not added:
         return []
     found = words.modifiers(added)
+    if found and ranked_words.ENABLED and not ranked_words.question_ranks(new_masked):  # "most cited": said by "most"
+        found = {w: cols for w, cols in found.items() if cols != {_ORDER} or words.ranks_alone(w)}
     if not found:
         return []
     have = sql_features(tree, new_spans, catalog)

@@ -1109,6 +1109,8 @@ def adapt_verified(
     own_directions: bool = True,
     word_ties: Any = None,
     free: Callable[[], frozenset[str]] | None = None,
+    idle: Callable[[], frozenset[str]] | None = None,
+    years: Callable[[], dict] | None = None,
 ) -> AdaptedSQL:
     """Adapt one bank example (:func:`adapt_sql`), then verify that the result answers
     the question (roles, licensed filters) and correct what is exact (a filter the
@@ -1127,7 +1129,7 @@ def adapt_verified(
     adapted = adapt_sql(sql, spans, new_spans, catalog=catalog, value_columns=value_columns,
                         example_masked=ex_masked, new_masked=new_masked, exact=exact, similarity=similarity,
                         schema_words=schema_words, group=group, own_directions=own_directions,
-                        free=free)
+                        free=free, idle=idle, years=years)
     adapted.notes = notes + adapted.notes
     if not adapted.ok:
         return adapted
