@@ -74,3 +74,44 @@ def test_a_year_replaces_the_phrase_of_the_example(asker, monkeypatch):
     r = asker.ask(question, route="match")
     assert r.status == "ok", r.think and r.think.reason
     assert "2013" in r.sql and "2015" not in r.sql and "'Dan Klein'" in r.sql
+
+
+def test_a_calendar_reading_is_kept_only_today_or_for_a_data_set_with_a_now_of_its_own():
+    from datetime import date
+
+    # the calendar's reading today
+    assert relative_years.follows_now("this year", Decimal(2026), [2026, 2026], date(2026, 11, 29))
+    assert relative_years.follows_now("past year", Decimal(2025), [2026], date(2026, 1, 2))
+    # written by the calendar of the year it was added, asked a year later: stale, no reading
+    assert not relative_years.follows_now("this year", Decimal(2026), [2026, 2026], date(2027, 1, 2))
+    assert not relative_years.follows_now("past year", Decimal(2025), [2026], date(2027, 1, 2))
+    assert not relative_years.follows_now("this year", Decimal(2026), [2025, 2026], date(2027, 1, 2))
+    # a data set with a "now" of its own (2016, added in 2026): kept
+    assert relative_years.follows_now("this year", Decimal(2016), [2026, 2026], date(2027, 1, 2))
+    assert relative_years.calendar_offset("next year") == 1 and relative_years.calendar_offset("this year") == 0
+
+
+def test_a_bank_that_follows_the_calendar_is_not_read_in_a_later_year(asker, monkeypatch):
+    """The two "this year" questions (2015) added in 2015: the calendar's reading then, a stale one today."""
+    from datetime import date
+
+    store = asker.retriever.store
+    ids = [r[0] for r in store.execute(
+        "SELECT id FROM sqlgenie.bank_examples WHERE question LIKE %s", ("%this year%",)).fetchall()]
+    assert len(ids) == 2
+    question = "papers at EMNLP this year"
+    try:
+        store.execute("UPDATE sqlgenie.bank_examples SET created_at = '2015-05-01' WHERE id = ANY(%s)", (ids,))
+        if not store.autocommit:
+            store.commit()
+        monkeypatch.setattr(relative_years, "TODAY", lambda: date(2015, 12, 1))
+        r = asker.ask(question, route="match")
+        assert r.status == "ok" and "2015" in r.sql, r.think and r.think.reason
+        monkeypatch.setattr(relative_years, "TODAY", lambda: date(2016, 1, 4))
+        r = asker.ask(question, route="match")
+        assert r.status == "refused", r.sql
+        assert "gives no year" in (r.think.reason or ""), r.think.reason
+    finally:
+        store.execute("UPDATE sqlgenie.bank_examples SET created_at = now() WHERE id = ANY(%s)", (ids,))
+        if not store.autocommit:
+            store.commit()

@@ -20,16 +20,25 @@ way round, an example that says the phrase ("What papers were written on questio
 ?", ``year = 2016``) has its one year literal equal to the reading bound to the phrase, so the question's
 "in 2016" (or "in 2010") replaces it (``adapt._bank_year_binding``): scholar seed 13 had four seen
 questions refused as "'2016' takes the place of 'this year', which the example's SQL does not use as a value".
+
+A bank that follows the calendar must not answer from a stale year (lead, session 19): "this year" written
+as 2026 by questions verified in 2026 is 2027 for a question asked in 2027. So a reading is kept only when
+it is the calendar's reading today (the year of :data:`TODAY` plus the phrase's offset: this 0, last -1,
+next +1), or when the data set has a "now" of its own: no verified question saying the phrase wrote the
+calendar's reading of the year it was added to the bank (``created_at``; scholar's and ADVISING's 2016
+added in 2026). Otherwise the phrase has no reading and the adaptation is refused as before.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import defaultdict
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["ENABLED", "EXAMPLE_PHRASES", "MIN_EXAMPLES", "YearPhrases", "is_year_slot", "phrase_key", "year_of", "year_phrases"]
+__all__ = ["ENABLED", "EXAMPLE_PHRASES", "MIN_EXAMPLES", "TODAY", "YearPhrases", "calendar_offset", "follows_now",
+           "is_year_slot", "phrase_key", "year_of", "year_phrases"]
 
 #: On: a relative year phrase the bank writes as one year in every verified question saying it replaces
 #: an example's year value. Off: such a phrase cannot replace a year (the adaptation is refused).
@@ -43,7 +52,32 @@ MIN_EXAMPLES = 2
 #: Verified examples read at most (a bigger bank is read in its first rows only).
 MAX_EXAMPLES = 20000
 
+#: Today's date, for the calendar reading of a phrase (a module attribute so tests can move it).
+TODAY: Callable[[], dt.date] = dt.date.today
+
 _LEAD = {"the", "in", "during", "over", "for", "of"}
+_OFFSET = {"this": 0, "last": -1, "next": 1}  # parse_date_span's relation of a relative year phrase
+
+
+def calendar_offset(key: str) -> int | None:
+    """Years from the current one the phrase ``key`` names by the calendar ("this year" 0, "past year" -1,
+    "next year" 1); None for a relation without one."""
+    from sqlgenie.inference.adapt import parse_date_span
+
+    value = parse_date_span(key)
+    return None if value is None else _OFFSET.get(value.relation or "")
+
+
+def follows_now(key: str, year: Decimal, added: list[int], today: dt.date) -> bool:
+    """Whether the bank's reading ``year`` of ``key`` may be used today: it is the calendar's reading today, or
+    the data set has a "now" of its own (none of the questions saying it, added in the years ``added``,
+    wrote the calendar's reading of the year it was added). See the module doc."""
+    offset = calendar_offset(key)
+    if offset is None:
+        return False
+    if int(year) == today.year + offset:
+        return True
+    return all(int(year) != a + offset for a in added)
 
 
 def phrase_key(text: str) -> str | None:
@@ -93,21 +127,24 @@ class YearPhrases:
     def __init__(self, retriever: Any, catalog: Any, stamp: Any = None) -> None:
         self.retriever, self.catalog, self.stamp = retriever, catalog, stamp
         self._years: dict[str, Decimal] | None = None
+        self._day: dt.date | None = None  # the day the readings were read for (a calendar reading moves with it)
         self.seen: dict[str, list[tuple]] = {}
 
     def years(self) -> dict[str, Decimal]:
-        if self._years is None:
-            self._years = self._read()
+        today = TODAY()
+        if self._years is None or self._day != today:
+            self._years, self._day = self._read(today), today
         return self._years
 
-    def _read(self) -> dict[str, Decimal]:
+    def _read(self, today: dt.date) -> dict[str, Decimal]:
         from example_bank.store import _COLUMNS, _row_to_example
         from sqlgenie.inference.adapt import Span
         from sqlgenie.inference.groups import groups_of
 
         r = self.retriever
         statuses = list(getattr(r, "statuses", ("verified",)))
-        query = f"SELECT {_COLUMNS} FROM sqlgenie.bank_examples WHERE status = ANY(%s)"
+        query = (f"SELECT {_COLUMNS}, EXTRACT(YEAR FROM created_at)::int FROM sqlgenie.bank_examples"
+                 " WHERE status = ANY(%s)")
         params: list[Any] = [statuses]
         if getattr(r, "allowed", None) is not None:
             query += " AND tables <@ %s"
@@ -117,7 +154,9 @@ class YearPhrases:
         rows = r.store.execute(query, params).fetchall()
         groups = groups_of(r, self.catalog)
         seen: dict[str, list[tuple]] = defaultdict(list)
-        for row in rows:
+        added: dict[str, list[int]] = defaultdict(list)  # per phrase: the year each question saying it was added
+        for full in rows:
+            row, year_added = full[:-1], full[-1]
             ex = _row_to_example(row)
             if "year" not in ex.question.lower():
                 continue
@@ -131,12 +170,15 @@ class YearPhrases:
             years = _year_constants(ex.sql, member.masked.spans, self.catalog)
             for k in keys:
                 seen[k].append(tuple(years) if years is not None and len(keys) == 1 else ("?",))
+                added[k].append(int(year_added))
         self.seen = dict(seen)
         out = {}
         for k, readings in seen.items():
             values = {v for t in readings for v in t}
             if len(readings) >= MIN_EXAMPLES and all(len(t) == 1 for t in readings) and len(values) == 1:
-                out[k] = next(iter(values))
+                year = next(iter(values))
+                if follows_now(k, year, added[k], today):
+                    out[k] = year
         return out
 
 
