@@ -1,0 +1,81 @@
+"""Match route coverage (issue 13, helper atis19b): the own template out of reach (sqlgenie/inference/cue_reach.py).
+Real embedded PostgreSQL and the real MiniLM model: a small flight bank (``bank_fixture.create_air`` with a
+departure time) where the question's "before [MASK]" is nearer to MiniLM than its own template's examples are
+to many "after [MASK]" examples; the usual deeper reach is made shallow (``deeper.DEPTH``) so that, as on ATIS
+(the own template 59th, past the 40 nearest), only the "after" examples are its candidates."""
+
+from __future__ import annotations
+
+import pytest
+from bank_fixture import AIR_ROUTE, bank_asker, create_air
+
+from sqlgenie.inference import cue_reach, deeper
+
+CITIES = ["BOSTON", "DENVER", "ATLANTA", "PITTSBURGH", "DALLAS", "TAMPA"]
+
+
+def _after(x: str, y: str, t: int) -> str:
+    return f"SELECT DISTINCT f.flight_id {AIR_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}' AND f.departure_time > {t}"
+
+
+def _before(x: str, y: str, t: int) -> str:
+    return f"SELECT DISTINCT f.flight_id {AIR_ROUTE} AND a.city_name = '{x}' AND b.city_name = '{y}' AND f.departure_time < {t}"
+
+
+AFTER = [("BOSTON", "DENVER", 1700), ("ATLANTA", "DALLAS", 1200), ("PITTSBURGH", "ATLANTA", 900),
+         ("DALLAS", "PITTSBURGH", 1500), ("BOSTON", "ATLANTA", 1100), ("DENVER", "DALLAS", 1300),
+         ("TAMPA", "BOSTON", 1400), ("DENVER", "TAMPA", 1000)]
+BANK = [(f"what flights from {x} to {y} after {t}", _after(x, y, t)) for x, y, t in AFTER] + [
+    ("list flights from ATLANTA to PITTSBURGH before 1200", _before("ATLANTA", "PITTSBURGH", 1200)),
+    ("list flights from PITTSBURGH to TAMPA before 800", _before("PITTSBURGH", "TAMPA", 800)),
+]
+QUESTION = "what flights from BOSTON to DALLAS before 1000"
+
+
+@pytest.fixture(scope="module")
+def asker(module_db_url):
+    create = create_air(CITIES, extra=[("departure_time", "integer", lambda i: (i * 130) % 2400)], rows=80)
+    with bank_asker(module_db_url, "air", create, BANK) as a:
+        yield a
+
+
+@pytest.fixture
+def shallow(monkeypatch):
+    """The usual deeper candidates read only as deep as the "after" examples go (ATIS: 40, the own template 59th)."""
+    monkeypatch.setattr(deeper, "DEPTH", len(AFTER))
+
+
+def test_the_own_template_past_the_deeper_candidates_answers(asker, shallow):
+    r = asker.ask(QUESTION, route="match")
+    assert r.status == "ok", r.think and r.think.reason
+    assert "departure_time < 1000" in r.sql and "'BOSTON'" in r.sql and "'DALLAS'" in r.sql, r.sql
+
+
+def test_off_the_question_is_refused(asker, shallow, monkeypatch):
+    monkeypatch.setattr(cue_reach, "ENABLED", False)
+    r = asker.ask(QUESTION, route="match")
+    assert r.status == "refused", r.sql
+    assert "meaning words" in (r.think.reason or ""), r.think.reason
+
+
+def test_no_reach_for_a_question_saying_no_meaning_class(monkeypatch):
+    """ATIS s12: "what is the cheapest flight from SAN FRANCISCO to PITTSBURGH on sunday" says no meaning class
+    ("cheapest" is no cue word); every example without one would be "said alike", and far examples sharing its
+    values took the place of its right deeper candidate."""
+    assert not cue_reach.may_reach("what is the cheapest flight from [MASK] to [MASK] on [MASK]", False)
+    assert cue_reach.may_reach("what flights go from [MASK] to [MASK] before [MASK]", False)
+    monkeypatch.setattr(cue_reach, "WITHOUT_CUES", True)
+    assert cue_reach.may_reach("what is the cheapest flight from [MASK] to [MASK] on [MASK]", False)
+
+
+def test_no_reach_when_a_usual_deeper_candidate_verified():
+    """ATIS s12: "show fares and flights from DENVER to OAKLAND" was refused by a tie of two usual deeper
+    candidates; a reach that replaced them answered it from one (fares only, wrong). A verified (tied, vetoed,
+    or license-refused) deeper candidate keeps its refusal."""
+    assert not cue_reach.may_reach("what flights go from [MASK] to [MASK] before [MASK]", True)
+
+
+def test_candidates_are_said_with_the_question_classes(asker, shallow):
+    retrieval = asker.retriever.retrieve(QUESTION, k=5, threshold=0.0)
+    found = cue_reach.candidates(asker, retrieval, [])
+    assert found and all(" before " in h.example.question for h in found), [h.example.question for h in found]
