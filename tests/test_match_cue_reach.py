@@ -28,6 +28,9 @@ AFTER = [("BOSTON", "DENVER", 1700), ("ATLANTA", "DALLAS", 1200), ("PITTSBURGH",
 BANK = [(f"what flights from {x} to {y} after {t}", _after(x, y, t)) for x, y, t in AFTER] + [
     ("list flights from ATLANTA to PITTSBURGH before 1200", _before("ATLANTA", "PITTSBURGH", 1200)),
     ("list flights from PITTSBURGH to TAMPA before 800", _before("PITTSBURGH", "TAMPA", 800)),
+    # "by" is no cue word: "leaving by [MASK]" is said with the classes of "leaving at [MASK]" and compares <=
+    ("what flights from ATLANTA to TAMPA leaving by 1100", _before("ATLANTA", "TAMPA", 1101)),
+    ("what flights from DALLAS to DENVER leaving by 900", _before("DALLAS", "DENVER", 901)),
 ]
 QUESTION = "what flights from BOSTON to DALLAS before 1000"
 
@@ -79,3 +82,15 @@ def test_candidates_are_said_with_the_question_classes(asker, shallow):
     retrieval = asker.retriever.retrieve(QUESTION, k=5, threshold=0.0)
     found = cue_reach.candidates(asker, retrieval, [])
     assert found and all(" before " in h.example.question for h in found), [h.example.question for h in found]
+
+
+def test_a_candidate_says_the_word_before_each_number_as_the_question(asker, monkeypatch):
+    """ATIS s15: "i need a flight from ATLANTA to BALTIMORE nonstop arriving *at* 1900 please" was answered from
+    "list nonstop flights from BURBANK to DENVER arriving *by* 1800" (``arrival_time <= 1900``, wrong): both say
+    INBOUND only, and "at" / "by" are no cue words."""
+    question = "what flights from BOSTON to PITTSBURGH leaving at 1000"
+    retrieval = asker.retriever.retrieve(question, k=5, threshold=0.0)
+    assert cue_reach.value_words(retrieval.masked.text, retrieval.masked.spans) == ("at",)
+    assert not any(" by " in h.example.question for h in cue_reach.candidates(asker, retrieval, []))
+    monkeypatch.setattr(cue_reach, "VALUE_WORDS", False)
+    assert any(" by " in h.example.question for h in cue_reach.candidates(asker, retrieval, []))

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["DEPTH", "ENABLED", "WITHOUT_CUES", "candidates", "cues", "may_reach"]
+__all__ = ["DEPTH", "ENABLED", "VALUE_WORDS", "WITHOUT_CUES", "candidates", "cues", "may_reach", "value_words"]
 
 #: Off: the deeper path tries the usual deeper candidates only, as before (A/B measurements).
 ENABLED = True
@@ -44,6 +44,10 @@ ENABLED = True
 DEPTH = 300
 #: On: the second reach runs for a question that says no meaning class too (its candidates then say none either).
 WITHOUT_CUES = False
+#: On: a candidate of the second reach says the word right before each number or date value as the question does
+#: ("arriving *by* [MASK]" is no candidate for "arriving *at* [MASK]": "by" is no cue word, yet the example's SQL
+#: compares ``<=`` where the question asks ``=``; ATIS s15). Off: any candidate said with the same classes.
+VALUE_WORDS = True
 
 
 def cues(masked_text: str) -> frozenset[str]:
@@ -62,6 +66,36 @@ def may_reach(masked_text: str, verified_any: bool) -> bool:
 def _example_cues(asker: Any, example: Any) -> frozenset[str]:
     masked = getattr(example, "masked_question", None)
     return cues(masked if masked else asker.retriever.mask(example.question).text)
+
+
+def value_words(masked_text: str, spans: Sequence[Any]) -> tuple[str, ...]:
+    """The word right before each number or date value of a masked question (its [MASK]s in order, the
+    spans' classes by :class:`sqlgenie.inference.adapt.Span`), sorted; "" at the start of the question."""
+    import re
+
+    from sqlgenie.inference.adapt import Span
+
+    parts = re.split(r"\[mask\]", masked_text or "", flags=re.IGNORECASE)
+    classes = [Span.of(x).cls for x in spans]
+    if len(parts) != len(classes) + 1:
+        return ()
+    out = []
+    for before, cls in zip(parts, classes):
+        if cls == "text":
+            continue
+        words = re.findall(r"[a-z0-9']+", before.lower())
+        out.append(words[-1] if words else "")
+    return tuple(sorted(out))
+
+
+def _words_alike(asker: Any, masked: Any, example: Any) -> bool:
+    """With :data:`VALUE_WORDS`: the example says the word before each number or date value as the question does."""
+    if not VALUE_WORDS:
+        return True
+    from sqlgenie.inference import deeper
+
+    ex_masked = getattr(example, "masked_question", None) or asker.retriever.mask(example.question).text
+    return value_words(masked.text, masked.spans) == value_words(ex_masked, deeper._spans(asker, example))
 
 
 def candidates(asker: Any, retrieval: Any, tried: Sequence[Any], forced: bool = False) -> list[Any]:
@@ -90,6 +124,7 @@ def candidates(asker: Any, retrieval: Any, tried: Sequence[Any], forced: bool = 
     for hit in pool:
         if len(out) >= deeper.EXTRA:
             break
-        if deeper.fits(masked.spans, deeper._spans(asker, hit.example), asker.value_columns):
+        if deeper.fits(masked.spans, deeper._spans(asker, hit.example), asker.value_columns) and _words_alike(
+                asker, masked, hit.example):
             out.append(hit)
     return out
