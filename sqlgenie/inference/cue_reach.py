@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["DEPTH", "ENABLED", "VALUE_WORDS", "WITHOUT_CUES", "candidates", "cues", "may_reach", "value_words"]
+__all__ = ["DEPTH", "ENABLED", "AGREE", "VALUE_WORDS", "backed", "WITHOUT_CUES", "candidates", "cues", "may_reach", "value_words"]
 
 #: Off: the deeper path tries the usual deeper candidates only, as before (A/B measurements).
 ENABLED = True
@@ -48,6 +48,8 @@ WITHOUT_CUES = False
 #: ("arriving *by* [MASK]" is no candidate for "arriving *at* [MASK]": "by" is no cue word, yet the example's SQL
 #: compares ``<=`` where the question asks ``=``; ATIS s15). Off: any candidate said with the same classes.
 VALUE_WORDS = True
+#: On: an answer of the second reach needs a second candidate of it (another example) verified with the same SQL.
+AGREE = True
 
 
 def cues(masked_text: str) -> frozenset[str]:
@@ -128,3 +130,18 @@ def candidates(asker: Any, retrieval: Any, tried: Sequence[Any], forced: bool = 
                 asker, masked, hit.example):
             out.append(hit)
     return out
+
+
+def backed(adapted: Any, cand: Any, outcomes: Sequence[Any]) -> bool:
+    """With :data:`AGREE`: another verified candidate of the second reach (``outcomes``: ``(candidate,
+    adapted)`` of its pool) gives ``adapted``'s SQL."""
+    if not AGREE:
+        return True
+    from example_bank.skeleton import normalized_or_text as norm
+
+    from sqlgenie.inference import tie_spelling
+
+    mine = norm(adapted.sql)
+    return any(c.example.id != cand.example.id and (a.sql == adapted.sql or norm(a.sql) == mine
+                                                    or tie_spelling.same_query(adapted.sql, a.sql))
+               for c, a in outcomes)

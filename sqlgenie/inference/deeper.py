@@ -76,6 +76,7 @@ REASON_CODES = {
     "is not among the nearest examples and its SQL keeps": "deeper candidate: companion constant",
     "is not among the nearest examples and it asks": "deeper candidate: asks differently",
     "is not among the nearest examples, a nearer example fits": "deeper candidate: dropped words",
+    "is not among the nearest examples and no other example said": "deeper candidate: unbacked",
 }
 
 
@@ -266,6 +267,10 @@ def fallback(asker: Any, retrieval: Any, tried: Sequence[Any], decision: Any, fa
         if far:
             adapted, cand, far_failures = asker._adapt(retrieval, far, decision, extend=False)
             failures = list(failures) + list(far_failures)
+            if adapted is not None and not cue_reach.backed(adapted, cand, getattr(asker, "pool_outcomes", [])):
+                failures.append(f"example #{cand.example.id} verifies but is not among the nearest examples and "
+                                "no other example said with your question's meaning words gives its SQL")
+                return None, None, failures
     if adapted is None:
         return None, None, failures
     reason = stricter_license(asker, retrieval, cand, adapted)

@@ -771,6 +771,7 @@ class Asker:
                 return match_support.mark_path(retried, "beyond_exact")
             return match_support.mark_path(deeper.fallback(self, retrieval, pool, decision, failures), "deeper")
         self.pool_verified = True
+        self.pool_outcomes = outcomes  # atis19b (cue_reach.AGREE): the verified candidates of this pool
         cand, best = outcomes[0]
         close = [(c, a.sql) for c, a in outcomes[1:] if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
         close += [(c, sql) for c, sql in vetoed if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
