@@ -34,9 +34,10 @@ and the answer passes the same stricter license. No refusal is added: each refus
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["DEPTH", "ENABLED", "AGREE", "VALUE_WORDS", "backed", "WITHOUT_CUES", "candidates", "cues", "may_reach", "value_words"]
+__all__ = ["AGREE", "DEPTH", "ENABLED", "VALUE_WORDS", "WITHOUT_CUES", "backed", "candidates", "cues", "may_reach", "value_words"]
 
 #: Off: the deeper path tries the usual deeper candidates only, as before (A/B measurements).
 ENABLED = True
@@ -104,7 +105,12 @@ def candidates(asker: Any, retrieval: Any, tried: Sequence[Any], forced: bool = 
     """The first :data:`deeper.EXTRA` examples among the :data:`DEPTH` nearest, not in ``tried``, said with
     exactly the question's meaning classes, that fit its values (:func:`deeper.fits`), ranked as
     retrieval ranks them."""
-    from example_bank.retrieval import embedding_text, rank_score, span_values, value_overlap
+    from example_bank.retrieval import (
+        embedding_text,
+        rank_score,
+        span_values,
+        value_overlap,
+    )
     from sqlgenie.inference import deeper
 
     r = asker.retriever
@@ -138,7 +144,6 @@ def backed(adapted: Any, cand: Any, outcomes: Sequence[Any]) -> bool:
     if not AGREE:
         return True
     from example_bank.skeleton import normalized_or_text as norm
-
     from sqlgenie.inference import tie_spelling
 
     mine = norm(adapted.sql)
