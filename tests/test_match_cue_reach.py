@@ -111,3 +111,12 @@ def test_an_answer_of_the_second_reach_is_backed_by_another_example(monkeypatch)
     assert cue_reach.backed(adapted, one, [(one, adapted), (other, NS(sql=sql))])
     monkeypatch.setattr(cue_reach, "AGREE", False)
     assert cue_reach.backed(adapted, one, [(one, adapted)])
+
+
+def test_the_unbacked_refusal_has_its_code():
+    from sqlgenie.inference.eval_bank import _reason_bucket
+
+    reason = ("example #7 verifies but is not among the nearest examples and no other example said with your "
+              "question's meaning words gives its SQL")
+    assert deeper.reason_code(reason) == "deeper candidate: unbacked"
+    assert _reason_bucket(reason) == "deeper candidate refused"
