@@ -76,6 +76,7 @@ REASON_CODES = {
     "is not among the nearest examples and its SQL keeps": "deeper candidate: companion constant",
     "is not among the nearest examples and it asks": "deeper candidate: asks differently",
     "is not among the nearest examples, a nearer example fits": "deeper candidate: dropped words",
+    "is not among the nearest examples and no other example said": "deeper candidate: unbacked",
 }
 
 
@@ -249,10 +250,27 @@ def fallback(asker: Any, retrieval: Any, tried: Sequence[Any], decision: Any, fa
     from sqlgenie.inference import time_readings  # cover19b: a candidate asking another thing joins no tie
 
     more = time_readings.asking_alike(more, lambda c: asked_differently(asker, retrieval, c))
-    if not more:
-        return None, None, failures
-    adapted, cand, more_failures = asker._adapt(retrieval, more, decision, extend=False)
-    failures = list(failures) + list(more_failures)
+    adapted = cand = None
+    verified_any = False
+    if more:
+        adapted, cand, more_failures = asker._adapt(retrieval, more, decision, extend=False)
+        verified_any = bool(getattr(asker, "pool_verified", True))
+        failures = list(failures) + list(more_failures)
+    from sqlgenie.inference import cue_reach  # atis19b: the own template past the deeper candidates
+
+    if adapted is None and cue_reach.may_reach(retrieval.masked.text, verified_any):
+        try:
+            far = cue_reach.candidates(asker, retrieval, list(tried) + list(more), forced)
+        except Exception:  # deeper retrieval is an aid: never a reason to fail an answer
+            far = []
+        far = time_readings.asking_alike(far, lambda c: asked_differently(asker, retrieval, c))
+        if far:
+            adapted, cand, far_failures = asker._adapt(retrieval, far, decision, extend=False)
+            failures = list(failures) + list(far_failures)
+            if adapted is not None and not cue_reach.backed(adapted, cand, getattr(asker, "pool_outcomes", [])):
+                failures.append(f"example #{cand.example.id} verifies but is not among the nearest examples and "
+                                "no other example said with your question's meaning words gives its SQL")
+                return None, None, failures
     if adapted is None:
         return None, None, failures
     reason = stricter_license(asker, retrieval, cand, adapted)

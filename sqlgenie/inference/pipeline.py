@@ -648,6 +648,7 @@ class Asker:
         idle = lambda: idle_schema_words.idle_words(self.retriever, self.catalog, self._schema_word)  # noqa: E731
         years = lambda: relative_years.year_phrases(self.retriever, self.catalog)  # noqa: E731 (read on first need)
         exact_of: dict[int, bool] = {}  # per candidate: worded as the question (match_support)
+        self.pool_verified = False  # atis19b (cue_reach): whether a candidate of this pool verified (or was vetoed)
 
         def verify(cand: Any, group: Any) -> tuple[AdaptedSQL, tuple[bool, str | None]]:
             """One candidate adapted and checked: (adapted, (verified before the veto rules, its SQL))."""
@@ -751,6 +752,7 @@ class Asker:
             adapted, before = verify(cand, group)
             if before[0] and not adapted.ok:  # they only refuse: never let a later candidate answer instead
                 if not outcomes:
+                    self.pool_verified = True
                     return None, None, failures + [f"example #{ex.id}: " + "; ".join(adapted.unaccounted)]
                 vetoed.append((cand, before[1]))
                 continue
@@ -768,6 +770,8 @@ class Asker:
             if retried is not None:
                 return match_support.mark_path(retried, "beyond_exact")
             return match_support.mark_path(deeper.fallback(self, retrieval, pool, decision, failures), "deeper")
+        self.pool_verified = True
+        self.pool_outcomes = outcomes  # atis19b (cue_reach.AGREE): the verified candidates of this pool
         cand, best = outcomes[0]
         close = [(c, a.sql) for c, a in outcomes[1:] if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
         close += [(c, sql) for c, sql in vetoed if c.score >= best_score - TIE_MARGIN and c.score >= cand.score - TIE_MARGIN]
