@@ -210,27 +210,43 @@ def reject(store: psycopg.Connection, item_id: Any, *, user: str | None = None, 
 def pending_answer(store: psycopg.Connection, question: str) -> ReviewItem | None:
     """The newest pending item with a SQL that differs from the downvoted answer, for
     this same question (lower-cased, spaces collapsed)."""
-    from sqlgenie.feedback.service import question_key
-
     try:
-        row = store.execute(
-            f"SELECT {_COLUMNS} FROM sqlgenie.review_items WHERE state = 'pending' AND differs AND sql IS NOT NULL"
-            " AND md5(question_key) = md5(%s) AND question_key = %s ORDER BY id DESC LIMIT 1",
-            (question_key(question), question_key(question)),
-        ).fetchone()
+        row = store.execute(*pending_answer_query(question)).fetchone()
     except psycopg.errors.UndefinedTable:
         if not store.autocommit:
             store.rollback()
         return None
+    return pending_item(row)
+
+
+def pending_answer_query(question: str) -> tuple[str, tuple[str, str]]:
+    """The statement and parameters :func:`pending_answer` runs (the ask's opening round trip sends
+    it together with the bank's version: ``sqlgenie.inference.ask_opening``)."""
+    from sqlgenie.feedback.service import question_key
+
+    key = question_key(question)
+    return (f"SELECT {_COLUMNS} FROM sqlgenie.review_items WHERE state = 'pending' AND differs AND sql IS NOT NULL"
+            " AND md5(question_key) = md5(%s) AND question_key = %s ORDER BY id DESC LIMIT 1", (key, key))
+
+
+def pending_item(row: Any) -> ReviewItem | None:
+    """The :class:`ReviewItem` of a row of :func:`pending_answer_query`, None for no row."""
     return _item(row) if row else None
 
 
-def apply_pending(asker: Any, result: Any, *, execute: bool = True, limit: int | None = None) -> bool:
+#: ``apply_pending(item=...)``: the item was not read with the ask's opening (read it here).
+NOT_READ: Any = object()
+
+
+def apply_pending(asker: Any, result: Any, *, execute: bool = True, limit: int | None = None,
+                  item: Any = NOT_READ) -> bool:
     """Asker hook: when the question has a pending reviewed-to-be answer, answer with
-    it (run by the safe executor), marked unreviewed. Returns whether it did."""
+    it (run by the safe executor), marked unreviewed. Returns whether it did. ``item``: the
+    pending item (or None) this ask already read in its opening round trip."""
     from sqlgenie.errors import SQLError
 
-    item = pending_answer(asker.store, result.question)
+    if item is NOT_READ:
+        item = pending_answer(asker.store, result.question)
     if item is None or item.sql is None:
         return False
     previous = result.sql

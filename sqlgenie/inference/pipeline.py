@@ -48,7 +48,7 @@ from sqlgenie.inference import example_parts, example_sides, head_reading, numbe
 from sqlgenie.inference import answer_items, asked_returns, repeated_ends, role_cues, unmet_words
 from sqlgenie.inference import free_words, idle_schema_words, match_support, relative_years, value_reading, word_constants
 from sqlgenie.inference.router import RouteDecision, check_route, decide_route
-from sqlgenie.inference import precision
+from sqlgenie.inference import ask_opening, precision
 from sqlgenie.inference import sides
 from sqlgenie.inference import tie_spelling, tie_words
 from sqlgenie.inference import unread_words
@@ -147,6 +147,15 @@ class _Clock:
         return (time.perf_counter() - self.started) * 1000.0
 
 
+_STORED_EMBEDDING = ("SELECT embedding FROM sqlgenie.ask_embedding_cache WHERE model = %s AND text_md5 = md5(%s)"
+                     " AND text = %s")
+
+
+def _stored_vector(value: Any) -> np.ndarray:
+    value = value.to_numpy() if hasattr(value, "to_numpy") else value
+    return np.asarray(value, dtype=np.float32)
+
+
 class _CachedEncoder:
     """The process-wide embedder behind two caches of single texts (masked
     questions repeat): an in-memory LRU and ``sqlgenie.ask_embedding_cache`` in the
@@ -163,6 +172,25 @@ class _CachedEncoder:
         self._size = size
         self._lock = threading.Lock()
         self.model_calls = 0
+        # texts whose stored vector this ask read already (ask_opening): text -> vector, None when not stored
+        self._ask_read: dict[str, np.ndarray | None] = {}
+
+    def held(self, text: str) -> bool:
+        """Whether ``text``'s vector is in the in-memory cache (no store read needed)."""
+        with self._lock:
+            return text in self._cache
+
+    def store_query(self, text: str) -> tuple[str, tuple[str, str, str]] | None:
+        """The statement and parameters that read ``text``'s stored vector (None without a store)."""
+        return None if self.store is None else (_STORED_EMBEDDING, (self.model, text, text))
+
+    def take_read(self, text: str, row: Any) -> None:
+        """``row`` of :meth:`store_query`, read by this ask's opening round trip: the next call for
+        ``text`` in this ask uses it instead of reading the store again (:meth:`end_ask` forgets it)."""
+        self._ask_read[text] = None if row is None else _stored_vector(row[0])
+
+    def end_ask(self) -> None:
+        self._ask_read.clear()
 
     def _model_encode(self, texts: list[str]) -> np.ndarray:
         if self._encode is None:
@@ -181,7 +209,7 @@ class _CachedEncoder:
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit[None, :]
-        vector = self._from_store(key)
+        vector = self._ask_read.pop(key) if key in self._ask_read else self._from_store(key)
         if vector is None:
             vector = self._model_encode(texts)[0]  # the embedder owns torch's thread count
             self._to_store(key, vector)
@@ -195,18 +223,13 @@ class _CachedEncoder:
         if self.store is None:
             return None
         try:
-            row = self.store.execute(
-                "SELECT embedding FROM sqlgenie.ask_embedding_cache WHERE model = %s AND text_md5 = md5(%s) AND text = %s",
-                (self.model, text, text),
-            ).fetchone()
+            row = self.store.execute(_STORED_EMBEDDING, (self.model, text, text)).fetchone()
         except psycopg.Error:
             self._recover()
             return None
         if row is None:
             return None
-        value = row[0]
-        value = value.to_numpy() if hasattr(value, "to_numpy") else value
-        return np.asarray(value, dtype=np.float32)
+        return _stored_vector(row[0])
 
     def _to_store(self, text: str, vector: np.ndarray) -> None:
         if self.store is None:
@@ -472,20 +495,25 @@ class Asker:
             raise InputError(f"--limit must be positive, not {limit}.")
         clock = _Clock()
         result = AskResult(question=question, status="refused", route=None)
-        try:
-            self._answer(result, clock, requested, execute, limit)
-        except SqlGenieError as exc:
-            result.status = "error"
-            result.message = exc.message
-            result.hint = exc.hint
-            result.error = type(exc).__name__
-            if not result.explanation:
-                result.explanation = f"Failed: {exc.message}"
-        if requested != "think":
-            with clock.stage("pending_review"):
-                from sqlgenie.feedback.review import apply_pending
+        with one_bank_stamp():  # the opening's bank version is this ask's stamp (ask_opening)
+            with clock.stage("open"):  # one round trip: what retrieve and pending_review would read first
+                opening = ask_opening.open_ask(self, question, pending=requested != "think")
+            try:
+                self._answer(result, clock, requested, execute, limit)
+            except SqlGenieError as exc:
+                result.status = "error"
+                result.message = exc.message
+                result.hint = exc.hint
+                result.error = type(exc).__name__
+                if not result.explanation:
+                    result.explanation = f"Failed: {exc.message}"
+            finally:
+                self.encode.end_ask()
+            if requested != "think":
+                with clock.stage("pending_review"):
+                    from sqlgenie.feedback.review import apply_pending
 
-                apply_pending(self, result, execute=execute, limit=limit)
+                    apply_pending(self, result, execute=execute, limit=limit, item=opening.pending)
         result.timings_ms = clock.timings
         result.total_ms = clock.total
         if self.log_enabled if log is None else log:

@@ -774,14 +774,33 @@ def _memo_stamp(memo: dict, store: Any, allowed: Any) -> tuple | None:
     return memo[key]
 
 
+#: The bank's version row (migration 0011): what :func:`bank_stamp` reads once per ask.
+BANK_VERSION_SQL = "SELECT version FROM sqlgenie.bank_version"
+
+
 def _read_bank_stamp(store: Any, allowed: Any) -> tuple | None:
     """``(scope, version)``: the version row a trigger keeps (migration 0011) changes with every write
     of the bank, so one indexed one-row read stands for the scope's count and max id it replaced."""
     try:
-        row = store.execute("SELECT version FROM sqlgenie.bank_version").fetchone()
+        row = store.execute(BANK_VERSION_SQL).fetchone()
         return (tuple(sorted(allowed)) if allowed is not None else None, row[0])
     except Exception:
         return None
+
+
+def seed_ask_stamp(store: Any, allowed: Any, version: Any) -> bool:
+    """Within :func:`one_bank_stamp`, take ``version`` (read by the caller with
+    :data:`BANK_VERSION_SQL` on ``store`` in this ask) as this ask's stamp of ``store`` in scope
+    ``allowed``, as :func:`bank_stamp` would have read it. False (nothing taken) outside an ask or
+    when the stamp was read already."""
+    memo = _ASK_STAMPS.get()
+    if memo is None:
+        return False
+    key = (id(store), tuple(sorted(allowed)) if allowed is not None else None)
+    if key in memo:
+        return False
+    memo[key] = (key[1], version)
+    return True
 
 
 def cached_per_bank(retriever: Any, attr: str, make: Callable[[tuple | None], Any]) -> Any:
