@@ -68,19 +68,12 @@ class FreeWords:
         return self._words
 
     def _read(self) -> frozenset[str]:
-        from example_bank.store import _COLUMNS, _row_to_example
+        from example_bank.store import _row_to_example
         from sqlgenie.inference.groups import groups_of
+        from sqlgenie.inference.verify import scope_rows
 
         r = self.retriever
-        statuses = list(getattr(r, "statuses", ("verified",)))
-        query = f"SELECT {_COLUMNS} FROM sqlgenie.bank_examples WHERE status = ANY(%s)"
-        params: list[Any] = [statuses]
-        if getattr(r, "allowed", None) is not None:
-            query += " AND tables <@ %s"
-            params.append(sorted(r.allowed))
-        query += " ORDER BY id LIMIT %s"
-        params.append(MAX_EXAMPLES)
-        rows = r.store.execute(query, params).fetchall()
+        rows = scope_rows(r, MAX_EXAMPLES)
         groups = groups_of(r, self.catalog)
         by_query: dict[tuple, list[Any]] = defaultdict(list)
         for row in rows:

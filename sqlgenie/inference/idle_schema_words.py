@@ -61,21 +61,14 @@ class IdleSchemaWords:
         return self._words
 
     def _read(self) -> frozenset[str]:
-        from example_bank.store import _COLUMNS, _row_to_example
+        from example_bank.store import _row_to_example
         from sqlgenie.inference.adapt import example_sql_reading, word_in
         from sqlgenie.inference.groups import groups_of
+        from sqlgenie.inference.verify import scope_rows
         from sqlgenie.inference.word_constants import word_constants
 
         r = self.retriever
-        statuses = list(getattr(r, "statuses", ("verified",)))
-        query = f"SELECT {_COLUMNS} FROM sqlgenie.bank_examples WHERE status = ANY(%s)"
-        params: list[Any] = [statuses]
-        if getattr(r, "allowed", None) is not None:
-            query += " AND tables <@ %s"
-            params.append(sorted(r.allowed))
-        query += " ORDER BY id LIMIT %s"
-        params.append(MAX_EXAMPLES)
-        rows = r.store.execute(query, params).fetchall()
+        rows = scope_rows(r, MAX_EXAMPLES)
         groups = groups_of(r, self.catalog)
         said: dict[str, int] = defaultdict(int)
         read: dict[str, int] = defaultdict(int)

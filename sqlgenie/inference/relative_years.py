@@ -137,21 +137,13 @@ class YearPhrases:
         return self._years
 
     def _read(self, today: dt.date) -> dict[str, Decimal]:
-        from example_bank.store import _COLUMNS, _row_to_example
+        from example_bank.store import _row_to_example
         from sqlgenie.inference.adapt import Span
         from sqlgenie.inference.groups import groups_of
+        from sqlgenie.inference.verify import scope_rows
 
         r = self.retriever
-        statuses = list(getattr(r, "statuses", ("verified",)))
-        query = (f"SELECT {_COLUMNS}, EXTRACT(YEAR FROM created_at)::int FROM sqlgenie.bank_examples"
-                 " WHERE status = ANY(%s)")
-        params: list[Any] = [statuses]
-        if getattr(r, "allowed", None) is not None:
-            query += " AND tables <@ %s"
-            params.append(sorted(r.allowed))
-        query += " ORDER BY id LIMIT %s"
-        params.append(MAX_EXAMPLES)
-        rows = r.store.execute(query, params).fetchall()
+        rows = scope_rows(r, MAX_EXAMPLES, "EXTRACT(YEAR FROM created_at)::int")
         groups = groups_of(r, self.catalog)
         seen: dict[str, list[tuple]] = defaultdict(list)
         added: dict[str, list[int]] = defaultdict(list)  # per phrase: the year each question saying it was added

@@ -723,6 +723,24 @@ def verified_rows(store: Any, allowed: Any, columns: str, condition: str, params
         return []
 
 
+def scope_rows(retriever: Any, limit: int, extra_columns: str = "") -> list[tuple]:
+    """The bank rows of ``retriever``'s statuses and scope (``example_bank.store._COLUMNS``, then
+    ``extra_columns`` when given), by id, at most ``limit``: what the readings of the whole verified bank
+    (free words, idle schema words, relative years) read. Raises when the store cannot answer."""
+    from example_bank.store import _COLUMNS
+
+    statuses = list(getattr(retriever, "statuses", ("verified",)))
+    columns = _COLUMNS + (f", {extra_columns}" if extra_columns else "")
+    query = f"SELECT {columns} FROM sqlgenie.bank_examples WHERE status = ANY(%s)"
+    params: list[Any] = [statuses]
+    if getattr(retriever, "allowed", None) is not None:
+        query += " AND tables <@ %s"
+        params.append(sorted(retriever.allowed))
+    query += " ORDER BY id LIMIT %s"
+    params.append(limit)
+    return retriever.store.execute(query, params).fetchall()
+
+
 #: Stamps read during the current ask (:func:`one_bank_stamp`), keyed by store and scope;
 #: None outside an ask, where every :func:`bank_stamp` reads the store.
 _ASK_STAMPS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("sqlgenie_ask_bank_stamps", default=None)
