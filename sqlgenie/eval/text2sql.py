@@ -234,8 +234,10 @@ def mysql_number_of_text(column: exp.Expression) -> exp.Expression:
     """``column`` (text) read as a number the way MySQL compares a string with a number:
     its leading number, 0 when it has none; NULL stays NULL."""
     leading = exp.Substring(this=column.copy(), start=exp.Literal.string(MYSQL_LEADING_NUMBER))
-    return exp.Cast(this=exp.Coalesce(this=leading, expressions=[exp.Literal.string("0")]),
-                    to=exp.DataType.build("numeric"))
+    number = exp.Cast(this=exp.Coalesce(this=leading, expressions=[exp.Literal.string("0")]),
+                      to=exp.DataType.build("numeric"))
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=column.copy(), expression=exp.Null()), true=exp.Null())],
+                    default=number)
 
 
 def cast_text_compared_with_numbers(tree: exp.Expression, types: ColumnTypes) -> exp.Expression:
