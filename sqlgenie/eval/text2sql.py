@@ -278,8 +278,8 @@ def cross_join_without_condition(tree: exp.Expression) -> exp.Expression:
     """``a INNER JOIN b`` with no ON / USING is MySQL's cross join; PostgreSQL needs
     ``CROSS JOIN`` (or a condition)."""
     for join in tree.find_all(exp.Join):
-        if join.args.get("on") is None and not join.args.get("using") and (join.kind or "").upper() in ("INNER", "") \
-                and not join.side and (join.kind or "").upper() == "INNER":
+        if (join.kind or "").upper() == "INNER" and not join.side and join.args.get("on") is None \
+                and not join.args.get("using"):
             join.set("kind", "CROSS")
     return tree
 
