@@ -185,6 +185,240 @@ def _quote_numbers_on_text(tree: exp.Expression, types: ColumnTypes) -> None:
             fix(node.this)
 
 
+# --------------------------------------------------------------------------- MySQL meaning on PostgreSQL
+
+#: Switch of the rewrites below (``scripts/t2s_gold_check.py --no-rewrite`` shows the "before").
+MYSQL_MEANING_REWRITES = True
+
+#: The number MySQL reads from a string compared with a number: its leading number
+#: (spaces, a sign, digits, a decimal point), 0 when it has none ('PHYS101' -> 0).
+MYSQL_LEADING_NUMBER = "^ *[-+]?[0-9]*[.]?[0-9]+"
+
+_NUMERIC_TYPES = ("bigint", "integer", "int", "smallint", "numeric", "decimal", "real", "double precision", "float")
+_AGGREGATES = (exp.AggFunc,)
+
+
+def _alias_tables(tree: exp.Expression) -> dict[str, str]:
+    return {t.alias_or_name.lower(): t.name.lower() for t in tree.find_all(exp.Table)}
+
+
+def column_type(node: exp.Expression, aliases: dict[str, str], types: ColumnTypes) -> str | None:
+    """The dump's type of a column reference (its table by alias; unqualified: the one
+    table of the query that has it), None when unknown or ambiguous."""
+    if not isinstance(node, exp.Column):
+        return None
+    name = node.name.lower()
+    if node.table:
+        table = aliases.get(node.table.lower())
+        return types.get(table, {}).get(name) if table else None
+    found = {types[t][name] for t in set(aliases.values()) if name in types.get(t, {})}
+    return found.pop() if len(found) == 1 else None
+
+
+def _is_numeric_type(type_name: str | None) -> bool:
+    return bool(type_name) and type_name.removesuffix(" not null").split("(")[0].strip() in _NUMERIC_TYPES
+
+
+def _is_number_expression(node: exp.Expression, aliases: dict[str, str], types: ColumnTypes) -> bool:
+    """A number literal, a numeric column, or arithmetic of those (``400 + 100``)."""
+    if isinstance(node, exp.Literal):
+        return not node.is_string
+    if isinstance(node, (exp.Neg, exp.Paren)):
+        return _is_number_expression(node.this, aliases, types)
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div)):
+        return _is_number_expression(node.this, aliases, types) and _is_number_expression(node.expression, aliases, types)
+    return _is_numeric_type(column_type(node, aliases, types))
+
+
+def mysql_number_of_text(column: exp.Expression) -> exp.Expression:
+    """``column`` (text) read as a number the way MySQL compares a string with a number:
+    its leading number, 0 when it has none; NULL stays NULL."""
+    leading = exp.Substring(this=column.copy(), start=exp.Literal.string(MYSQL_LEADING_NUMBER))
+    number = exp.Cast(this=exp.Coalesce(this=leading, expressions=[exp.Literal.string("0")]),
+                      to=exp.DataType.build("numeric"))
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=column.copy(), expression=exp.Null()), true=exp.Null())],
+                    default=number)
+
+
+def cast_text_compared_with_numbers(tree: exp.Expression, types: ColumnTypes) -> exp.Expression:
+    """A text column ordered against a number (``<``, ``<=``, ``>``, ``>=``, BETWEEN) is
+    read as a number, as MySQL does (PostgreSQL rejects ``text >= integer``; a number
+    quoted as text would compare as strings: ``'50' >= '400'``)."""
+    aliases = _alias_tables(tree)
+
+    def is_text(node: exp.Expression) -> bool:
+        t = column_type(node, aliases, types)
+        return bool(t) and _is_text(t)
+
+    def number(node: exp.Expression) -> bool:
+        return _is_number_expression(node, aliases, types)
+
+    for node in list(tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between)):
+        if isinstance(node, exp.Between):
+            if is_text(node.this) and number(node.args["low"]) and number(node.args["high"]):
+                node.this.replace(mysql_number_of_text(node.this))
+        elif is_text(node.this) and number(node.expression):
+            node.this.replace(mysql_number_of_text(node.this))
+        elif is_text(node.expression) and number(node.this):
+            node.expression.replace(mysql_number_of_text(node.expression))
+    return tree
+
+
+def cast_numbers_matched_as_text(tree: exp.Expression, types: ColumnTypes) -> exp.Expression:
+    """A numeric column matched with LIKE is matched as its text, as MySQL does
+    (PostgreSQL has no ``bigint LIKE text``)."""
+    aliases = _alias_tables(tree)
+    for node in list(tree.find_all(exp.Like, exp.ILike)):
+        if _is_numeric_type(column_type(node.this, aliases, types)):
+            node.this.replace(exp.Cast(this=node.this.copy(), to=exp.DataType.build("text")))
+    return tree
+
+
+def cross_join_without_condition(tree: exp.Expression) -> exp.Expression:
+    """``a INNER JOIN b`` with no ON / USING is MySQL's cross join; PostgreSQL needs
+    ``CROSS JOIN`` (or a condition)."""
+    for join in tree.find_all(exp.Join):
+        if (join.kind or "").upper() == "INNER" and not join.side and join.args.get("on") is None \
+                and not join.args.get("using"):
+            join.set("kind", "CROSS")
+    return tree
+
+
+def _own_nodes(node: exp.Expression):
+    """``node`` and its descendants, not entering nested queries."""
+    yield node
+    for child in node.iter_expressions():
+        if isinstance(child, (exp.Select, exp.Subquery, exp.Union)):
+            continue
+        yield from _own_nodes(child)
+
+
+def _has_own_aggregate(node: exp.Expression) -> bool:
+    return any(isinstance(n, _AGGREGATES) for n in _own_nodes(node))
+
+
+def _projection_keys(select: exp.Select) -> tuple[set[str], set[str]]:
+    """SQL texts of the projections (without aliases) and the aliases they carry."""
+    exprs, aliases = set(), set()
+    for e in select.expressions:
+        if isinstance(e, exp.Alias):
+            aliases.add(e.alias.lower())
+            e = e.this
+        exprs.add(e.sql(dialect="postgres"))
+    return exprs, aliases
+
+
+def _in_projection(e: exp.Expression, exprs: set[str], aliases: set[str], count: int) -> bool:
+    if isinstance(e, exp.Column) and not e.table and e.name.lower() in aliases:
+        return True
+    if isinstance(e, exp.Literal) and not e.is_string and e.this.isdigit() and 1 <= int(e.this) <= count:
+        return True
+    return e.sql(dialect="postgres") in exprs
+
+
+def distinct_order_by_unselected(select: exp.Select) -> exp.Select:
+    """``SELECT DISTINCT cols ... ORDER BY x`` with ``x`` not selected: MySQL returns the
+    distinct rows of ``cols`` ordered by ``x`` of some row of each; PostgreSQL rejects it.
+    Written as ``GROUP BY cols ORDER BY MIN(x)`` (``MAX(x)`` when descending): the same
+    rows, each ordered by its first value in the order asked (the only value when ``x``
+    depends on ``cols``, as in the sets' queries). With a GROUP BY whose keys are all
+    selected the rows are distinct already: DISTINCT goes."""
+    order = select.args.get("order")
+    if not (select.args.get("distinct") and order) or select.args["distinct"].args.get("on") is not None:
+        return select
+    exprs, aliases = _projection_keys(select)
+    n = len(select.expressions)
+    missing = [o for o in order.expressions if not _in_projection(o.this, exprs, aliases, n)]
+    group = select.args.get("group")
+    if missing and group is not None:
+        if all(_in_projection(g, exprs, aliases, n) for g in group.expressions):
+            select.set("distinct", None)  # every group key selected: the rows are distinct already
+        return select
+    if any(_has_own_aggregate(e) for e in select.expressions):
+        return select
+    if not missing or any(_has_own_aggregate(o.this) for o in missing):
+        return select
+    for o in missing:
+        fn = exp.Max if o.args.get("desc") else exp.Min
+        o.set("this", fn(this=o.this.copy()))
+    select.set("distinct", None)
+    select.set("group", exp.Group(expressions=[(e.this if isinstance(e, exp.Alias) else e).copy()
+                                               for e in select.expressions]))
+    return select
+
+
+def any_value_of_ungrouped(select: exp.Select) -> exp.Select:
+    """A grouped query (GROUP BY, or an aggregate in its projections) naming a column that
+    is neither grouped nor aggregated: MySQL returns one of the group's values, which is
+    ``ANY_VALUE(column)`` (MySQL's own name for it; PostgreSQL 16+); PostgreSQL rejects
+    the bare column."""
+    group = select.args.get("group")
+    if group is None and not any(_has_own_aggregate(e) for e in select.expressions):
+        return select
+    if any(isinstance(n, exp.Window) for n in _own_nodes(select)):
+        return select
+    exprs, aliases = _projection_keys(select)
+    grouped = set()
+    for g in group.expressions if group else []:
+        if isinstance(g, exp.Column) and not g.table and g.name.lower() in aliases:
+            continue  # a projection alias: that projection is grouped
+        grouped.add(g.sql(dialect="postgres"))
+    alias_grouped = {g.name.lower() for g in (group.expressions if group else [])
+                     if isinstance(g, exp.Column) and not g.table}
+
+    def wrap(part: exp.Expression) -> None:
+        if part.sql(dialect="postgres") in grouped:
+            return
+        for col in [n for n in _own_nodes(part) if isinstance(n, exp.Column)]:
+            if col.sql(dialect="postgres") in grouped:
+                continue
+            if any(isinstance(a, _AGGREGATES) for a in _ancestors_until(col, part)):
+                continue
+            col.replace(exp.AnyValue(this=col.copy()))
+
+    for e in select.expressions:
+        if isinstance(e, exp.Alias):
+            if e.alias.lower() in alias_grouped:
+                continue
+            wrap(e.this)
+        else:
+            wrap(e)
+    n = len(select.expressions)
+    having = select.args.get("having")
+    if having is not None:
+        wrap(having.this)
+    order = select.args.get("order")
+    for o in order.expressions if order else []:
+        if isinstance(o.this, exp.Column) and not o.this.table and o.this.name.lower() in aliases:
+            continue
+        if _in_projection(o.this, exprs, aliases, n) and not isinstance(o.this, exp.Column):
+            continue
+        wrap(o.this)
+    return select
+
+
+def _ancestors_until(node: exp.Expression, top: exp.Expression):
+    parent = node.parent
+    while parent is not None and parent is not top.parent:
+        yield parent
+        if parent is top:
+            break
+        parent = parent.parent
+
+
+def mysql_meaning_on_postgres(tree: exp.Expression, types: ColumnTypes) -> exp.Expression:
+    """The query written for MySQL made to mean the same on PostgreSQL where PostgreSQL
+    would reject it (each rewrite only touches a form PostgreSQL refuses)."""
+    if types:
+        tree = cast_text_compared_with_numbers(tree, types)
+        tree = cast_numbers_matched_as_text(tree, types)
+    tree = cross_join_without_condition(tree)
+    for select in list(tree.find_all(exp.Select)):
+        distinct_order_by_unselected(select)
+        any_value_of_ungrouped(select)
+    return tree
+
+
 def _quote_reserved(tree: exp.Expression) -> None:
     from sqlglot.dialects.postgres import Postgres
 
@@ -221,6 +455,8 @@ def substitute_sql(sql: str, values: dict[str, str], types: ColumnTypes | None =
             ident.set("this", ident.this.lower())
     if types:
         _quote_numbers_on_text(tree, types)
+    if MYSQL_MEANING_REWRITES:
+        tree = mysql_meaning_on_postgres(tree, types or {})
     _quote_reserved(tree)
     return tree.sql(dialect="postgres")
 
