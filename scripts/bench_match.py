@@ -100,7 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-augment", action="store_true",
                         help="ask over the original tiny Defog dumps (values the questions name are often absent)")
     parser.add_argument("--benchdata", default=None, help="benchmark data root (default: settings.benchdata_dir)")
+    parser.add_argument("--mysql-rewrites", action="store_true",
+                        help="read the templated sets' MySQL gold as MySQL means it on PostgreSQL "
+                             "(sqlgenie.eval.text2sql.MYSQL_MEANING_REWRITES, off by default)")
     args = parser.parse_args(argv)
+    if args.mysql_rewrites:
+        from sqlgenie.eval import text2sql
+
+        text2sql.MYSQL_MEANING_REWRITES = True
 
     from sqlgenie.config import get_settings
     from sqlgenie.eval.datasets import open_dataset

@@ -43,8 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     from sqlgenie.eval.tasks import load_dataset
     from sqlgenie.store.connection import target_url
 
-    if args.no_rewrite:
-        text2sql.MYSQL_MEANING_REWRITES = False
+    text2sql.MYSQL_MEANING_REWRITES = not args.no_rewrite  # the rewrites are off by default in the library
     settings = get_settings()
     root = Path(args.benchdata) if args.benchdata else Path(settings.benchdata_dir)
     names = [s.strip() for s in args.sets.split(",") if s.strip()]

@@ -32,6 +32,12 @@ def out(tree) -> str:
     return tree.sql(dialect="postgres")
 
 
+@pytest.fixture(autouse=True)
+def rewrites_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rewrites are off by default (sqlgenie/eval/text2sql.py, MYSQL_MEANING_REWRITES): on for these tests."""
+    monkeypatch.setattr(t2s, "MYSQL_MEANING_REWRITES", True)
+
+
 def test_text_column_against_a_number_is_read_as_mysql_reads_it():
     tree = t2s.cast_text_compared_with_numbers(
         pg("SELECT c.name FROM course AS c WHERE c.number < 400 + 100 AND 400 <= c.number AND c.number = '465'"), TYPES)

@@ -29,7 +29,7 @@ def test_substitute_text_whole_words_only():
     assert t2s.substitute_text("xauthorname0 papers", vals) == "xauthorname0 papers"
 
 
-def test_substitute_sql_literals_columns_and_like():
+def test_substitute_sql_literals_columns_and_like(monkeypatch):
     sql = ('SELECT DISTINCT COURSEalias0.NAME FROM COURSE AS COURSEalias0 WHERE COURSEalias0.DEPARTMENT = "department0" '
            'AND COURSEalias0.NUMBER = number0 AND COURSEalias0.DESCRIPTION LIKE "%topic0%" ;')
     vals = {"department0": "EECS", "number0": "550", "topic0": "machine learning"}
@@ -39,8 +39,13 @@ def test_substitute_sql_literals_columns_and_like():
     # with the dump's types, a number compared for equality with a text column is quoted
     typed = t2s.substitute_sql(sql, vals, {"course": {"number": "text", "department": "text", "name": "text"}})
     assert "coursealias0.number = '550'" in typed
-    # a range bound is not quoted (text order is not MySQL's numeric order): the column is read as a number
-    rng = t2s.substitute_sql("SELECT C.NAME FROM COURSE AS C WHERE C.NUMBER >= number0 ;", vals, {"course": {"number": "text"}})
+    # a range bound is not quoted (text order is not MySQL's numeric order); with the MySQL rewrites on
+    # (off by default) the column is read as a number
+    range_sql = "SELECT C.NAME FROM COURSE AS C WHERE C.NUMBER >= number0 ;"
+    rng = t2s.substitute_sql(range_sql, vals, {"course": {"number": "text"}})
+    assert "c.number >= 550" in rng
+    monkeypatch.setattr(t2s, "MYSQL_MEANING_REWRITES", True)
+    rng = t2s.substitute_sql(range_sql, vals, {"course": {"number": "text"}})
     assert "'550'" not in rng and rng.endswith(">= 550") and "SUBSTRING(c.number" in rng
 
 
