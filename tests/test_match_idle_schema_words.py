@@ -90,26 +90,3 @@ def test_an_idle_word_right_before_a_value_stays_a_schema_change(monkeypatch):
     assert idle_schema_words.without_idle(["take", "term"], idle, masked) == ["take"]
     monkeypatch.setattr(idle_schema_words, "BEFORE_VALUE", False)
     assert idle_schema_words.without_idle(["take", "term"], idle, masked) == []
-
-
-def test_a_word_cueing_a_table_the_example_lacks_stays_a_schema_change(monkeypatch):
-    """ADVISING, seed 16: "courses I can *take* ... to satisfy my ULCS requirement" (the student's record) was
-    answered from "courses offered in Spring or Summer meet the MDE requirement" (no record) once "take" was idle.
-    The bank's questions saying "take" read ``student_record`` far more often than the others: "take" cues it."""
-    from sqlglot import parse_one
-
-    # 10 questions say "take", 8 of them read student_record; 40 of the 90 others read it: share 0.8, lift 0.36
-    assert idle_schema_words.cued_tables(10, {"student_record": 8, "course": 10}, 100,
-                                         {"student_record": 48, "course": 100}) == {"student_record"}
-    # a table every question reads is cued by no word; a share under CUE_SHARE neither
-    assert idle_schema_words.cued_tables(10, {"course": 10, "semester": 4}, 100, {"course": 100, "semester": 5}) == set()
-    reading = idle_schema_words.IdleSchemaWords(None, None, lambda w: True)
-    reading._words = frozenset({"take", "term"})
-    reading.cues = {"take": frozenset({"student_record"}), "term": frozenset({"semester"})}
-    without_record = parse_one("SELECT c.name FROM course AS c, semester AS s WHERE s.semester = 'SP'")
-    with_record = parse_one("SELECT c.name FROM course AS c, student_record AS r, semester AS s WHERE r.course_id = c.id")
-    masked = "courses i can take in the [mask] term"
-    assert idle_schema_words.without_idle(["take", "term"], lambda: reading, masked, without_record) == ["take"]
-    assert idle_schema_words.without_idle(["take", "term"], lambda: reading, masked, with_record) == []
-    monkeypatch.setattr(idle_schema_words, "CUED_TABLES", False)
-    assert idle_schema_words.without_idle(["take", "term"], lambda: reading, masked, without_record) == []

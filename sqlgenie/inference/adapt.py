@@ -1144,7 +1144,7 @@ def adapt_sql(
                                                      free)
         from sqlgenie.inference.idle_schema_words import without_idle
 
-        diff.schema_changes = without_idle(diff.schema_changes, idle, new_masked, tree)  # "term": the bank's wording, never read
+        diff.schema_changes = without_idle(diff.schema_changes, idle, new_masked)  # "term": the bank's wording, never read
         if diff.cue_changes:
             said = ", ".join(f"{c} ({_CUE_WORDS.get(c, c.lower())})" for c in diff.cue_changes)
             return _refuse([f"the question differs from the example in meaning words: {said}"])

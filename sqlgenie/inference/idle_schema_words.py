@@ -21,14 +21,6 @@ as constants (``word_constants``: tied, or at the usual share; ATIS "night", a w
 wording, never as a part of a query. An idle word the question adds is no schema change
 (it stays a soft difference, and every other check still reads it). Learned per scope from the
 bank's own examples, never a word list; a schema word one verified query reads is never idle.
-
-An idle word may still say *which query* is asked without naming a column of it (lead, session 19): ADVISING's
-"courses I can *take* in the Spring or Summer semester to satisfy my ULCS requirement" reads the student's record
-(a derived table of ``student_record``), "courses offered in Spring or Summer meet the MDE requirement" does not.
-So the reading also keeps, per idle word, the tables it *cues* (:data:`CUED_TABLES`): tables that at least
-:data:`CUE_SHARE` of the verified questions saying it read, at least :data:`CUE_LIFT` more often than the questions
-not saying it. An idle word the question adds stays a schema change against an example whose SQL lacks a table it cues: the
-bank shows the word with a table the example does not read.
 """
 
 from __future__ import annotations
@@ -38,8 +30,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["BEFORE_VALUE", "CUED_TABLES", "CUE_LIFT", "CUE_SHARE", "ENABLED", "MIN_USES", "IdleSchemaWords", "cued_tables",
-           "idle_reading", "idle_words", "tables_of", "without_idle", "words_before_values"]
+__all__ = ["BEFORE_VALUE", "ENABLED", "MIN_USES", "IdleSchemaWords", "idle_words", "without_idle", "words_before_values"]
 
 #: On: a schema word the bank says in :data:`MIN_USES` or more verified questions and reads in none of
 #: their queries is no schema change in adaptation's word diff. Off: every schema word counts.
@@ -50,12 +41,6 @@ ENABLED = True
 BEFORE_VALUE = True
 #: Verified questions that must say the word (a word the bank rarely says shows nothing).
 MIN_USES = 5
-#: On: an idle word stays a schema change against an example whose SQL lacks a table the word cues.
-CUED_TABLES = True
-#: A word cues a table read by at least this share of the verified questions saying it ...
-CUE_SHARE = 0.5
-#: ... and by at least this much more of them than of the questions not saying it.
-CUE_LIFT = 0.25
 #: Verified examples read at most (a bigger bank is read in its first rows only).
 MAX_EXAMPLES = 20000
 
@@ -69,7 +54,6 @@ class IdleSchemaWords:
         self._words: frozenset[str] | None = None
         self.said: dict[str, int] = {}
         self.read: dict[str, int] = {}
-        self.cues: dict[str, frozenset[str]] = {}  # idle word -> the tables it cues (see module doc)
 
     def words(self) -> frozenset[str]:
         if self._words is None:
@@ -88,58 +72,25 @@ class IdleSchemaWords:
         groups = groups_of(r, self.catalog)
         said: dict[str, int] = defaultdict(int)
         read: dict[str, int] = defaultdict(int)
-        with_table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))  # word -> table -> questions
-        all_tables: dict[str, int] = defaultdict(int)  # table -> questions whose query reads it
-        questions = 0
         for row in rows:
             ex = _row_to_example(row)
             member = groups.member(ex)
             if member is None:
                 continue
             try:
-                reading = example_sql_reading(ex.sql, self.catalog)
-                used = set(reading.vocabulary()[0])
-                tables = tables_of(reading.tree)
+                used = set(example_sql_reading(ex.sql, self.catalog).vocabulary()[0])
             except Exception:
                 continue
-            questions += 1
-            for t in tables:
-                all_tables[t] += 1
             for w in member.words:
                 if w.startswith("dir:") or not self.schema_word(w):
                     continue
                 said[w] += 1
-                for t in tables:
-                    with_table[w][t] += 1
                 if word_in(w, used):
                     read[w] += 1
         self.said, self.read = dict(said), dict(read)
         idle = [w for w, n in said.items() if n >= MIN_USES and not read.get(w)]
         constants = word_constants(r, self.catalog) if idle else None
-        words = frozenset(w for w in idle if not _written_as_constants(w, constants))
-        self.cues = {w: cued_tables(said[w], with_table[w], questions, all_tables) for w in words}
-        return words
-
-
-def tables_of(tree: Any) -> frozenset[str]:
-    """The table names (lowercase, without schema) a parsed query reads."""
-    from sqlglot import exp
-
-    return frozenset(t.name.lower() for t in tree.find_all(exp.Table) if t.name)
-
-
-def cued_tables(saying: int, with_word: dict[str, int], questions: int, all_tables: dict[str, int]) -> frozenset[str]:
-    """The tables a word cues: read by at least :data:`CUE_SHARE` of the ``saying`` questions that say it
-    (``with_word``: table -> those of them reading it) and by at least :data:`CUE_LIFT` more of them than of the
-    other questions (``all_tables``: table -> all ``questions`` reading it)."""
-    others = questions - saying
-    out = []
-    for t, n in with_word.items():
-        share = n / saying if saying else 0.0
-        rest = (all_tables.get(t, 0) - n) / others if others > 0 else 0.0
-        if share >= CUE_SHARE and share - rest >= CUE_LIFT:
-            out.append(t)
-    return frozenset(out)
+        return frozenset(w for w in idle if not _written_as_constants(w, constants))
 
 
 def _written_as_constants(word: str, constants: Any) -> bool:
@@ -154,49 +105,30 @@ def _written_as_constants(word: str, constants: Any) -> bool:
         return True
 
 
-def idle_reading(retriever: Any, catalog: Any, schema_word: Callable[[str], bool]) -> IdleSchemaWords | None:
-    """The idle schema words of the retriever's scope and the tables each cues, read (None when :data:`ENABLED`
-    is off or they cannot be read)."""
+def idle_words(retriever: Any, catalog: Any, schema_word: Callable[[str], bool]) -> frozenset[str]:
+    """The idle schema words of the retriever's scope (empty when :data:`ENABLED` is off or they cannot be read)."""
     if not ENABLED:
-        return None
+        return frozenset()
     from sqlgenie.inference.verify import cached_per_bank
 
     try:
-        reading = cached_per_bank(retriever, "_idle_schema_words",
-                                  lambda stamp: IdleSchemaWords(retriever, catalog, schema_word, stamp))
-        reading.words()
-        return reading
+        return cached_per_bank(retriever, "_idle_schema_words",
+                               lambda stamp: IdleSchemaWords(retriever, catalog, schema_word, stamp)).words()
     except Exception:  # an aid: never a reason to fail an answer
-        return None
+        return frozenset()
 
 
-def idle_words(retriever: Any, catalog: Any, schema_word: Callable[[str], bool]) -> frozenset[str]:
-    """The idle schema words of the retriever's scope (empty when :data:`ENABLED` is off or they cannot be read)."""
-    reading = idle_reading(retriever, catalog, schema_word)
-    return frozenset() if reading is None else reading.words()
-
-
-def without_idle(schema_changes: list[str], idle: Callable[[], Any] | None,
-                 new_masked: str | None = None, example_tree: Any = None) -> list[str]:
+def without_idle(schema_changes: list[str], idle: Callable[[], frozenset[str]] | None,
+                 new_masked: str | None = None) -> list[str]:
     """``schema_changes`` (adaptation's diff) without the words the bank says and never reads; ``idle()``
-    gives them (an :class:`IdleSchemaWords` reading or a set of words; read only when a schema word differs).
-    A word right before a value of the question (``new_masked``) stays a schema change when :data:`BEFORE_VALUE`
-    is on: it may say which column the value fills ("If I *take* 699 , how many credits ...": a course number,
-    not credits). With :data:`CUED_TABLES`, so does a word cueing a table the example's SQL (``example_tree``)
-    does not read."""
+    gives them (read only when a schema word differs). A word right before a value of the question
+    (``new_masked``) stays a schema change when :data:`BEFORE_VALUE` is on: it may say which column the value
+    fills ("If I *take* 699 , how many credits ...": a course number, not credits)."""
     if not ENABLED or idle is None or not schema_changes:
         return schema_changes
-    got = idle()
-    if got is None:
-        return schema_changes
-    known = got.words() if isinstance(got, IdleSchemaWords) else frozenset(got)
+    known = idle()
     if BEFORE_VALUE and new_masked:
         known = known - words_before_values(new_masked)
-    if CUED_TABLES and isinstance(got, IdleSchemaWords) and example_tree is not None:
-        cued = {w for w in known if got.cues.get(w)}
-        if cued:
-            tables = tables_of(example_tree)
-            known = known - {w for w in cued if not got.cues[w] <= tables}
     return [w for w in schema_changes if w not in known]
 
 

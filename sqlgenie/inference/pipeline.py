@@ -673,7 +673,7 @@ class Asker:
         vetoed: list[tuple[Any, str | None]] = []  # refused by counterparts only: still vote on ties
         tied_words = word_constants.word_constants(self.retriever, self.catalog)  # words the bank writes as numbers
         free = lambda: free_words.free_words(self.retriever, self.catalog)  # noqa: E731 (read on first need)
-        idle = lambda: idle_schema_words.idle_reading(self.retriever, self.catalog, self._schema_word)  # noqa: E731
+        idle = lambda: idle_schema_words.idle_words(self.retriever, self.catalog, self._schema_word)  # noqa: E731
         years = lambda: relative_years.year_phrases(self.retriever, self.catalog)  # noqa: E731 (read on first need)
         exact_of: dict[int, bool] = {}  # per candidate: worded as the question (match_support)
         self.pool_verified = False  # atis19b (cue_reach): whether a candidate of this pool verified (or was vetoed)
