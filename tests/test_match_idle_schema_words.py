@@ -35,6 +35,12 @@ def asker(module_db_url):
         yield a
 
 
+@pytest.fixture(autouse=True)
+def idle_words_on(monkeypatch):
+    """The rule is off by default (sqlgenie/inference/idle_schema_words.py, ENABLED): on for these tests."""
+    monkeypatch.setattr(idle_schema_words, "ENABLED", True)
+
+
 def _idle(asker):
     return idle_schema_words.idle_words(asker.retriever, asker.catalog, asker._schema_word)
 
