@@ -126,7 +126,8 @@ def test_wrong_token_is_shown(site, browser):
         page.goto(url)
         page.fill("#token", "sg_nope")
         page.click("#token-form button")
-        page.wait_for_function("document.getElementById('whoami').textContent.length > 0")
+        # the page shows "no token" before the server's answer to the token: wait for that answer
+        page.wait_for_function("(t => t.length > 0 && t !== 'no token')(document.getElementById('whoami').textContent)")
         assert "Unknown or revoked token" in page.inner_text("#whoami")
         ask_button = page.locator("#ask-button")
         page.fill("#question", "Total revenue in 2025")
